@@ -1,0 +1,1 @@
+"""Shared machinery: the kernel contract, options, errors."""

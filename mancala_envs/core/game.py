@@ -1,0 +1,312 @@
+"""The kernel contract every game implements, and the Python objects built on it.
+
+A game family is a module with numba-compiled functions over a flat integer state
+(``numpy.int32``, 1-D) and an integer parameter vector (``numpy.int64``, 1-D) that holds
+the variant options. The functions, bundled as a ``Kernel``:
+
+=====================================================  ===============================================
+``init(state, params, rng)``                            write the start position (``rng``: a numpy
+                                                        ``Generator``, the only source of randomness)
+``legal_mask(state, params, mask) -> int``              fill ``mask`` (uint8, ``num_actions``) for the
+                                                        player to move; return the number of legal moves
+``apply(state, params, action)``                        play a legal action in place
+``current_player(state, params) -> int``                the player to move, -1 once the game is over
+``scores(state, params, out)``                          the rules' counts (float64[2]), player 0 first
+``returns(state, params, out)``                         +1/-1/0 per player at the end (float64[2])
+``observe(state, params, player, out)``                 the observation tensor (float32) as ``player``
+                                                        sees it: mover-relative, "mine" before "theirs"
+``plies(state, params) -> int``                         moves played so far (for ``max_plies``)
+=====================================================  ===============================================
+
+The env, the batched engine and the search agents all call these same functions; no other
+code knows the rules. ``Game`` is the Python rules object around one kernel with resolved
+options (sizes, validation, JSON, notation, the text board) and ``State`` is one position.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, ClassVar, NamedTuple
+
+import numpy as np
+
+from .errors import IllegalActionError, InvalidStateError
+from .options import Option, resolve_options
+
+
+class Kernel(NamedTuple):
+    """The jitted functions of one game family (see the module docstring)."""
+
+    init: Callable
+    legal_mask: Callable
+    apply: Callable
+    current_player: Callable
+    scores: Callable
+    returns: Callable
+    observe: Callable
+    plies: Callable
+
+
+MAX_PLIES_OPTION_DOC = "ply cap: reaching it truncates the episode (never a draw, never a win)"
+
+
+class Game:
+    """A game family with resolved options. Subclasses define the kernel and the layout.
+
+    Subclasses set ``kernel``, ``OPTIONS`` (the declared options, ``max_plies`` included),
+    and implement ``_params``, ``_sizes``, ``_state_to_json``, ``_state_from_json``,
+    ``_action_to_string``, ``_string_to_action``, ``_render_text`` and ``observation_bounds``.
+    """
+
+    kernel: ClassVar[Kernel]
+    OPTIONS: ClassVar[tuple[Option, ...]]
+    family: ClassVar[str] = "game"
+    num_players: ClassVar[int] = 2
+
+    def __init__(self, env_id: str | None = None, preset: dict | None = None, **options: Any):
+        self.env_id = env_id or self.family
+        self._preset = dict(preset or {})
+        self._overrides = dict(options)
+        self.options: dict[str, Any] = resolve_options(self.env_id, self.OPTIONS, self._preset, options)
+        self._validate_combination()
+        self.params: np.ndarray = np.ascontiguousarray(self._params(), dtype=np.int64)
+        self.state_size, self.num_actions, self.observation_size = self._sizes()
+        self.max_plies: int | None = self.options.get("max_plies")
+
+    # -- subclass hooks -----------------------------------------------------------------
+    def _validate_combination(self) -> None:
+        """Reject option combinations that are each valid alone but not together."""
+
+    def _params(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _sizes(self) -> tuple[int, int, int]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _state_to_json(self, array: np.ndarray) -> dict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _state_from_json(self, payload: dict) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _action_to_string(self, state: "State", action: int) -> str:  # pragma: no cover
+        raise NotImplementedError
+
+    def _string_to_action(self, state: "State", text: str) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+    def _render_text(self, state: "State") -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def observation_bounds(self) -> tuple[float, float]:  # pragma: no cover - abstract
+        """The (low, high) bound of every entry of the observation tensor."""
+        raise NotImplementedError
+
+    # -- public API -----------------------------------------------------------------------
+    def new_state(self, seed: int | None = None) -> "State":
+        """The start position. ``seed`` feeds the game's only random source (e.g. a deal)."""
+        array = np.zeros(self.state_size, dtype=np.int32)
+        self.kernel.init(array, self.params, np.random.default_rng(seed))
+        return State(self, array)
+
+    def state_from_json(self, payload: dict) -> "State":
+        """Inverse of ``State.to_json``; also sets up any position by hand."""
+        if not isinstance(payload, dict):
+            raise InvalidStateError(
+                f"{self.env_id}: state_from_json expects a dict like the one to_json() returns, "
+                f"got {type(payload).__name__}"
+            )
+        array = self._state_from_json(payload)
+        return State(self, np.ascontiguousarray(array, dtype=np.int32))
+
+    def action_to_string(self, state: "State", action: int) -> str:
+        """The action in the game's notation (``state`` gives the context, e.g. the mover)."""
+        self._check_action_range(action)
+        return self._action_to_string(state, int(action))
+
+    def string_to_action(self, state: "State", text: str) -> int:
+        """Parse a move in the game's notation; it must be legal in ``state``."""
+        return self._string_to_action(state, text)
+
+    def action_names(self, state: "State") -> dict[int, str]:
+        """Every legal action of ``state`` with its name in the game's notation."""
+        return {a: self._action_to_string(state, a) for a in state.legal_actions()}
+
+    def describe(self) -> str:
+        """First line of the family's docstring."""
+        return (type(self).__doc__ or "").strip().splitlines()[0]
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self._overrides.items()}
+        args = ", ".join(f"{k}={v!r}" for k, v in changed.items())
+        return f"{type(self).__name__}({self.env_id!r}{', ' if args else ''}{args})"
+
+    def __reduce__(self):
+        return (_rebuild_game, (type(self), self.env_id, self._preset, self._overrides))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.options == self.options  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), tuple(sorted(self.options.items()))))
+
+    def _check_action_range(self, action: Any) -> int:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(
+                f"{self.env_id}: an action must be an integer from 0 to {self.num_actions - 1}, "
+                f"got {action!r} of type {type(action).__name__}"
+            )
+        if not 0 <= action < self.num_actions:
+            raise IllegalActionError(
+                f"{self.env_id}: action {action} is out of range; actions are 0 to {self.num_actions - 1}"
+            )
+        return int(action)
+
+
+def _rebuild_game(cls, env_id, preset, overrides):
+    return cls(env_id, preset, **overrides)
+
+
+def json_int_list(payload: dict, key: str, length: int | None, owner: str, low: int = 0) -> list[int]:
+    """Read ``payload[key]`` as a list of integers >= low (of ``length`` if given)."""
+    if key not in payload:
+        raise InvalidStateError(f"{owner}: state_from_json payload has no {key!r}")
+    value = payload[key]
+    if not isinstance(value, (list, tuple)):
+        raise InvalidStateError(f"{owner}: {key!r} must be a list, got {type(value).__name__}")
+    if length is not None and len(value) != length:
+        raise InvalidStateError(f"{owner}: {key!r} must have {length} entries, got {len(value)}")
+    out = []
+    for i, item in enumerate(value):
+        if isinstance(item, bool) or not isinstance(item, (int, np.integer)) or item < low:
+            raise InvalidStateError(f"{owner}: {key}[{i}] must be an integer >= {low}, got {item!r}")
+        out.append(int(item))
+    return out
+
+
+def json_int(payload: dict, key: str, owner: str, low: int, high: int, default: Any = None) -> int:
+    """Read ``payload[key]`` as an integer in [low, high]; ``default`` when missing (if given)."""
+    if key not in payload:
+        if default is not None:
+            return default
+        raise InvalidStateError(f"{owner}: state_from_json payload has no {key!r}")
+    value = payload[key]
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise InvalidStateError(f"{owner}: {key!r} must be an integer from {low} to {high}, got {value!r}")
+    return int(value)
+
+
+class State:
+    """One position of a game: the flat state array plus its ``Game``.
+
+    ``apply`` validates its action and raises ``IllegalActionError`` (naming the action and
+    the legal ones) for anything out of range or illegal; everything else reads the array.
+    """
+
+    __slots__ = ("game", "array", "_mask", "_mask_valid")
+
+    def __init__(self, game: Game, array: np.ndarray):
+        self.game = game
+        self.array = array
+        self._mask = np.zeros(game.num_actions, dtype=np.uint8)
+        self._mask_valid = False
+
+    # -- reading ----------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        """The player to move (0 or 1), or -1 once the game is over."""
+        return int(self.game.kernel.current_player(self.array, self.game.params))
+
+    @property
+    def plies(self) -> int:
+        """Moves played since the start position (every action counts, setup steps included)."""
+        return int(self.game.kernel.plies(self.array, self.game.params))
+
+    def is_terminal(self) -> bool:
+        return self.current_player < 0
+
+    def _legal(self) -> np.ndarray:
+        if not self._mask_valid:
+            self.game.kernel.legal_mask(self.array, self.game.params, self._mask)
+            self._mask_valid = True
+        return self._mask
+
+    def action_mask(self) -> np.ndarray:
+        """int8 vector of length ``num_actions``: 1 where the action is legal."""
+        return self._legal().astype(np.int8)
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self._legal()).tolist()
+
+    def is_legal(self, action: int) -> bool:
+        return 0 <= action < self.game.num_actions and bool(self._legal()[action])
+
+    def scores(self) -> list[int]:
+        """The rules' counts, player 0 first (integers for every game so far)."""
+        out = np.zeros(2, dtype=np.float64)
+        self.game.kernel.scores(self.array, self.game.params, out)
+        return [int(v) if float(v).is_integer() else float(v) for v in out]
+
+    def returns(self) -> list[float]:
+        """+1/-1/0 per player once the game is over; zeros before."""
+        out = np.zeros(2, dtype=np.float64)
+        self.game.kernel.returns(self.array, self.game.params, out)
+        return out.tolist()
+
+    def observation(self, player: int) -> np.ndarray:
+        """The observation tensor as ``player`` sees it (documented in the game's docstring)."""
+        out = np.zeros(self.game.observation_size, dtype=np.float32)
+        self.game.kernel.observe(self.array, self.game.params, int(player), out)
+        return out
+
+    def to_json(self) -> dict:
+        return self.game._state_to_json(self.array)
+
+    def __str__(self) -> str:
+        return self.game._render_text(self)
+
+    def __repr__(self) -> str:
+        return f"<State of {self.game.env_id}: {self.to_json()}>"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, State) and other.game == self.game and np.array_equal(other.array, self.array)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    # -- changing ---------------------------------------------------------------------------
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the player to move."""
+        game = self.game
+        action = game._check_action_range(action)
+        if self.is_terminal():
+            raise IllegalActionError(f"{game.env_id}: the game is over; no action can be applied")
+        if not self._legal()[action]:
+            legal = self.legal_actions()
+            raise IllegalActionError(
+                f"{game.env_id}: action {action} ({game._action_to_string(self, action)}) is not legal "
+                f"for player {self.current_player} here; legal actions are {legal}"
+            )
+        game.kernel.apply(self.array, game.params, action)
+        self._mask_valid = False
+
+    def clone(self) -> "State":
+        twin = State(self.game, self.array.copy())
+        if self._mask_valid:
+            twin._mask[:] = self._mask
+            twin._mask_valid = True
+        return twin
+
+    def __copy__(self) -> "State":
+        return self.clone()
+
+    def __deepcopy__(self, memo) -> "State":
+        return self.clone()
+
+    def __getstate__(self):
+        return (self.game, self.array)
+
+    def __setstate__(self, data):
+        self.game, self.array = data
+        self._mask = np.zeros(self.game.num_actions, dtype=np.uint8)
+        self._mask_valid = False

@@ -1,0 +1,163 @@
+"""Declared game options: one ``Option`` per keyword, validated in one place.
+
+Every game declares its options as a tuple of ``Option``. ``resolve_options`` merges a
+preset with user overrides and checks every value, so an unknown name, a wrong type or
+an out-of-range value fails with a message naming the option and what is allowed.
+``parse_option_value`` turns the ``key=value`` strings of the command line into typed
+values using the same declarations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from .errors import InvalidOptionError
+
+
+@dataclass(frozen=True)
+class Option:
+    """One constructor keyword of a game.
+
+    kind is "bool", "int", "float" or "choice". ``low``/``high`` bound numbers (inclusive),
+    ``choices`` lists the allowed values of a choice option, ``allow_none`` admits ``None``.
+    """
+
+    name: str
+    default: Any
+    kind: str
+    doc: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple = ()
+    allow_none: bool = False
+
+    def allowed(self) -> str:
+        """Human-readable description of the allowed values."""
+        if self.kind == "bool":
+            text = "true or false"
+        elif self.kind == "choice":
+            text = "one of " + ", ".join(repr(c) for c in self.choices)
+        else:
+            noun = "an integer" if self.kind == "int" else "a number"
+            if self.low is not None and self.high is not None:
+                text = f"{noun} from {self.low:g} to {self.high:g}"
+            elif self.low is not None:
+                text = f"{noun} >= {self.low:g}"
+            else:
+                text = noun
+        if self.allow_none:
+            text += ", or None"
+        return text
+
+    def check(self, value: Any, owner: str) -> Any:
+        """Return the value in canonical type, or raise InvalidOptionError."""
+        bad = InvalidOptionError(
+            f"{owner}: option {self.name}={value!r} is not allowed; {self.name} must be {self.allowed()}"
+        )
+        if value is None:
+            if self.allow_none:
+                return None
+            raise bad
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, int) and value in (0, 1):
+                return bool(value)
+            raise bad
+        if self.kind == "int":
+            if isinstance(value, bool) or not _is_integral(value):
+                raise bad
+            value = int(value)
+        elif self.kind == "float":
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise bad
+            value = float(value)
+        elif self.kind == "choice":
+            if not any(type(value) is type(c) and value == c for c in self.choices):
+                raise bad
+            return value
+        else:  # pragma: no cover - declarations are ours
+            raise AssertionError(f"unknown option kind {self.kind}")
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+            raise bad
+        return value
+
+
+def _is_integral(value: Any) -> bool:
+    try:
+        import numpy as np
+
+        if isinstance(value, np.integer):
+            return True
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(value, int):
+        return True
+    return isinstance(value, float) and value.is_integer()
+
+
+def resolve_options(
+    owner: str, declared: Iterable[Option], preset: Mapping[str, Any], overrides: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Defaults, then the preset, then the user's overrides; every value checked."""
+    declared = {o.name: o for o in declared}
+    unknown = [k for k in overrides if k not in declared]
+    if unknown:
+        raise InvalidOptionError(
+            f"{owner}: unknown option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+            f"valid options are: {', '.join(declared)}"
+        )
+    merged = {name: opt.default for name, opt in declared.items()}
+    merged.update(preset)
+    merged.update(overrides)
+    return {name: declared[name].check(value, owner) for name, value in merged.items()}
+
+
+def parse_option_value(option: Option, text: str) -> Any:
+    """Parse the text of a ``key=value`` command-line argument for this option."""
+    raw = text.strip()
+    if option.allow_none and raw.lower() in ("none", "null"):
+        return None
+    if option.kind == "bool":
+        lowered = raw.lower()
+        if lowered in ("true", "1", "yes", "on"):
+            return True
+        if lowered in ("false", "0", "no", "off"):
+            return False
+        return raw  # check() reports it
+    if option.kind == "int":
+        try:
+            return int(raw)
+        except ValueError:
+            return raw
+    if option.kind == "float":
+        try:
+            return float(raw)
+        except ValueError:
+            return raw
+    if option.kind == "choice":
+        for choice in option.choices:
+            if str(choice) == raw:
+                return choice
+        return raw
+    return raw  # pragma: no cover
+
+
+def parse_key_values(declared: Iterable[Option], args: Iterable[str], owner: str) -> dict[str, Any]:
+    """Turn ``["pits=4", "seeds=3"]`` into typed overrides (unknown keys reported by resolve)."""
+    declared = {o.name: o for o in declared}
+    out: dict[str, Any] = {}
+    for arg in args:
+        if "=" not in arg:
+            raise InvalidOptionError(
+                f"{owner}: expected an option as key=value, got {arg!r}; valid options are: {', '.join(declared)}"
+            )
+        key, _, value = arg.partition("=")
+        key = key.strip()
+        if key not in declared:
+            raise InvalidOptionError(
+                f"{owner}: unknown option {key!r}; valid options are: {', '.join(declared)}"
+            )
+        out[key] = parse_option_value(declared[key], value)
+    return out

@@ -1,0 +1,736 @@
+"""Kalah family: Pratt's Basic, Egyptian, bidirectional and chosen-start Mancala.
+
+One numba kernel plays every member of the family; each registered id is a preset of the
+options below, and any option can be overridden (``make("kalah-v0", pits=4, seeds=3)``).
+Rules source: John P. Pratt, *Mancala* (``rules-sources/pratt-mancala.txt``), with the
+package rulings (``rules.md``, Kalah family).
+
+Registered ids
+--------------
+=========================  ===================================================================
+``kalah-v0``               Egyptian Mancala (the standard Kalah): all defaults.
+``kalah-basic-v0``         Basic Mancala: ``extra_turn=False, capture=False, leftover="discard"``.
+                           Draws are possible.
+``kalah-bidirectional-v0`` Egyptian plus ``directions=2, min_sow=2``.
+``kalah-chosen-start-v0``  Egyptian after a setup phase (``chosen_start=True``).
+``kalah-irving2000-v0``    The rules of Irving, Donkers & Uiterwijk (2000), as solved there and
+                           played by OpenSpiel: ``capture_needs_opposite=False,
+                           skip_origin=False, end="side_empty"``.
+=========================  ===================================================================
+
+Board and numbering
+-------------------
+Two rows of ``pits`` holes and a store (Pratt's "capture pit") at each player's right::
+
+                 1    2    3    4    5    6          <- player_1 (North) counts these
+     player_1  [ 4][ 4][ 4][ 4][ 4][ 4]
+          [ 0]                              [ 0]    <- left: player_1's store, right: player_0's
+     player_0  [ 4][ 4][ 4][ 4][ 4][ 4]
+                 6    5    4    3    2    1          <- player_0 (South) counts these
+
+``player_0`` is the lower player (South) and moves first. Sowing runs counterclockwise:
+along your own row to the right, into your store, then along the far row right to left.
+
+*Notation* numbers holes as Pratt does: 1 is the hole next to your own store, ``pits`` the
+farthest. *Actions* count the other way, mover-relative: action ``i`` is the mover's
+``i``-th hole in sowing order, so action 0 is the hole farthest from the store (Pratt's
+``pits``) and action ``pits-1`` is Pratt's hole 1. The hole opposite the mover's hole ``i``
+is the opponent's hole ``pits-1-i``.
+
+Rules (defaults = Egyptian Mancala)
+-----------------------------------
+1. The mover empties one of their holes holding at least ``min_sow`` seeds and sows them one
+   by one into the following holes, including their own store and skipping the
+   opponent's store.
+2. ``skip_origin``: a lap of ``2*pits+1`` seeds or more skips the emptied hole, which is
+   therefore always empty after the move (Pratt, Egyptian rule 1).
+3. ``extra_turn``: if the last seed lands in the mover's store, the mover moves again.
+4. ``capture``: if the last seed lands in an empty hole of the mover's own row, and the
+   opposite hole is not empty, the mover takes both the last seed and the opposite seeds
+   into their store. With ``capture_needs_opposite=False`` (the "empty capture" of Irving et
+   al.) the lone last seed is banked even when the opposite hole is empty. A seed landing
+   in an empty hole of the opponent's row never captures.
+5. ``end="mover_empty"`` (Pratt): the game ends when the player to move has no hole they may
+   play. ``end="side_empty"``: it ends as soon as a move leaves either row empty (Irving
+   et al. 2000, OpenSpiel). It also ends, under either rule, whenever the player to move
+   has no legal move.
+6. ``leftover="owner"``: at the end each player takes the seeds left in their own row into
+   their store (Egyptian rule 4). ``"discard"`` (Basic rule 2): seeds left in the rows are
+   not captured by anybody; they stay on the board in the final position and count for
+   nobody.
+7. Most seeds in the store wins; equal stores is a draw.
+
+Bidirectional (``directions=2``): each move chooses counterclockwise (Pratt's "right") or
+clockwise ("left"). Clockwise sowing runs down your own row away from your store, skips the
+opponent's store, crosses the far row and enters your store before your own row again. The
+direction may change on every move, extra turns included. ``min_sow=2``: a hole with one
+seed cannot be played; when the player to move has no playable hole the game ends and each
+side keeps its own seeds (``leftover="owner"``).
+
+Chosen start (``chosen_start=True``, Pratt's last paragraph): before play, the chooser
+(``player_0``) sets the seed count of every hole, one action per hole, each 0 to
+``max_setup_seeds``: side A's holes first (in sowing order, A6 down to A1 on the standard
+board), then side B's. A setup with no seed at all is refused by the mask (the last hole
+cannot be 0 when all others are). Then ``player_1`` picks one of four actions: which side
+they take and whether they move first. Then play begins under the other options.
+Side A is the row that ``player_0`` holds unless ``player_1`` takes it.
+
+Decisions the rule texts leave open, settled here:
+
+* Captures need the landing hole to have been empty *before the last seed*: a hole that
+  received a seed earlier in the same multi-lap move does not capture.
+* With ``skip_origin=False`` a 13-seed lap (standard board) ends in the emptied origin hole,
+  which counts as an empty own hole and captures.
+* ``leftover="discard"`` keeps the uncaptured seeds visible in the final position instead
+  of deleting them, so the seed count on the board and in the stores is always conserved.
+* A chosen-start setup that leaves the first mover without seeds is legal; the game then
+  ends at once under the ``end`` rule.
+
+Options
+-------
+=========================== ============== ========================================================
+option                      default        allowed
+=========================== ============== ========================================================
+``pits``                    6              1 to 16 holes per side
+``seeds``                   4              1 to 12 seeds per hole at the start
+``extra_turn``              True           bool
+``capture``                 True           bool
+``capture_needs_opposite``  True           bool
+``skip_origin``             True           bool
+``end``                     "mover_empty"  "mover_empty", "side_empty"
+``leftover``                "owner"        "owner", "discard"
+``directions``              1              1 or 2
+``min_sow``                 1              1 to 12
+``chosen_start``            False          bool
+``max_setup_seeds``         8              1 to 24 (chosen start only)
+``max_plies``               1000           1 to 10**6, or None (no cap)
+=========================== ============== ========================================================
+
+Actions
+-------
+``Discrete(num_actions)`` with ``num_actions = pits * directions``, widened to
+``max(pits*directions, max_setup_seeds+1, 4)`` with ``chosen_start``:
+
+* play: action ``d*pits + i`` sows the mover's hole ``i`` (0 = farthest from their store) in
+  direction ``d`` (0 = counterclockwise/right, 1 = clockwise/left, only with ``directions=2``).
+  Notation: Pratt's hole number, e.g. ``"3"``; in the bidirectional game with the direction,
+  ``"3R"`` or ``"3L"``.
+* setup: action ``k`` puts ``k`` seeds in the next hole. Notation ``"A6=4"``.
+* side choice (``player_1``): 0 ``"A-second"`` (take side A, the chooser moves first),
+  1 ``"A-first"`` (take side A and move first), 2 ``"B-second"``, 3 ``"B-first"``.
+
+Illegal actions are masked out; applying one raises ``IllegalActionError``.
+
+Observation
+-----------
+``Box(0, high, (2*pits + 3,), float32)`` (``2*pits + 7`` with ``chosen_start``), relative to
+the observing player:
+
+=====================  ===================================================================
+index                  meaning
+=====================  ===================================================================
+``0 .. pits-1``        seeds in my holes, in my sowing order (0 = farthest from my store)
+``pits``               seeds in my store
+``pits+1 .. 2*pits``   seeds in the opponent's holes, in their sowing order
+``2*pits+1``           seeds in the opponent's store
+``2*pits+2``           1 if it is my turn to move, else 0
+``2*pits+3``           (chosen start) 1 during the setup phase
+``2*pits+4``           (chosen start) 1 during the side choice
+``2*pits+5``           (chosen start) holes set so far / (2*pits)
+``2*pits+6``           (chosen start) 1 if I am the chooser (``player_0``)
+=====================  ===================================================================
+
+Counts are raw seed counts (not normalised); ``high`` is the total number of seeds.
+Because my holes come first in my sowing order, the hole at observation index ``i`` is the
+one action ``i`` sows: one network plays both seats.
+
+Rewards and scores
+------------------
++1 to the player with more seeds in store, -1 to the other, 0 each for a draw, given when
+the game ends; 0 on every other step and on truncation. ``scores()`` (and the env's
+``infos["scores"]``) are the two stores.
+
+State layout (``numpy.int32``)
+------------------------------
+::
+
+    index:  0 .. n-1   n        n+1 .. 2n   2n+1     2n+2     2n+3  2n+4   2n+5   2n+6     2n+7       2n+8
+            p0 holes   p0 store p1 holes    p1 store to_move  done  plies  phase  setup_i  last_act   last_player
+
+The holes and stores form the sowing ring (indices ``0 .. 2n+1``, counterclockwise), so
+sowing is ``pos += 1`` with a skip of the opponent's store. ``phase``: 0 play, 1 setup,
+2 side choice.
+
+Version history
+---------------
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from numba import njit
+
+from ..core.errors import IllegalActionError, InvalidOptionError, InvalidStateError, NotationError
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, json_int, json_int_list
+from ..core.options import Option
+
+# -- parameter vector ---------------------------------------------------------------------
+P_PITS = 0
+P_SEEDS = 1
+P_EXTRA_TURN = 2
+P_CAPTURE = 3
+P_NEEDS_OPPOSITE = 4
+P_SKIP_ORIGIN = 5
+P_END = 6
+P_LEFTOVER = 7
+P_DIRECTIONS = 8
+P_MIN_SOW = 9
+P_CHOSEN_START = 10
+P_MAX_SETUP_SEEDS = 11
+NUM_PARAMS = 12
+
+END_MOVER_EMPTY = 0
+END_SIDE_EMPTY = 1
+LEFTOVER_OWNER = 0
+LEFTOVER_DISCARD = 1
+
+PHASE_PLAY = 0
+PHASE_SETUP = 1
+PHASE_CHOOSE_SIDE = 2
+PHASE_NAMES = ("play", "setup", "choose_side")
+
+# -- header fields, as offsets after the ring of 2n+2 holes and stores ---------------------
+H_TO_MOVE = 0
+H_DONE = 1
+H_PLIES = 2
+H_PHASE = 3
+H_SETUP_INDEX = 4
+H_LAST_ACTION = 5
+H_LAST_PLAYER = 6
+HEADER_SIZE = 7
+
+SIDE_CHOICE_NAMES = ("A-second", "A-first", "B-second", "B-first")
+
+
+# -- kernel -------------------------------------------------------------------------------
+@njit(cache=True)
+def init(state, params, rng):
+    n = params[P_PITS]
+    head = 2 * n + 2
+    state[:] = 0
+    if params[P_CHOSEN_START]:
+        state[head + H_PHASE] = PHASE_SETUP
+    else:
+        seeds = params[P_SEEDS]
+        for i in range(n):
+            state[i] = seeds
+            state[n + 1 + i] = seeds
+    state[head + H_LAST_ACTION] = -1
+    state[head + H_LAST_PLAYER] = -1
+
+
+@njit(cache=True)
+def _has_move(state, params, player):
+    n = params[P_PITS]
+    base = player * (n + 1)
+    min_sow = params[P_MIN_SOW]
+    for i in range(n):
+        if state[base + i] >= min_sow:
+            return True
+    return False
+
+
+@njit(cache=True)
+def settle(state, params):
+    """Decide whether the game is over after a move, and clear the rows if it is."""
+    n = params[P_PITS]
+    head = 2 * n + 2
+    over = not _has_move(state, params, state[head + H_TO_MOVE])
+    if not over and params[P_END] == END_SIDE_EMPTY:
+        side0 = 0
+        side1 = 0
+        for i in range(n):
+            side0 += state[i]
+            side1 += state[n + 1 + i]
+        over = side0 == 0 or side1 == 0
+    if over:
+        state[head + H_DONE] = 1
+        if params[P_LEFTOVER] == LEFTOVER_OWNER:
+            for player in range(2):
+                base = player * (n + 1)
+                total = 0
+                for i in range(n):
+                    total += state[base + i]
+                    state[base + i] = 0
+                state[base + n] += total
+    else:
+        state[head + H_DONE] = 0
+
+
+@njit(cache=True)
+def legal_mask(state, params, mask):
+    n = params[P_PITS]
+    head = 2 * n + 2
+    mask[:] = 0
+    if state[head + H_DONE]:
+        return 0
+    phase = state[head + H_PHASE]
+    if phase == PHASE_SETUP:
+        lowest = 0
+        if state[head + H_SETUP_INDEX] == 2 * n - 1:
+            placed = 0
+            for i in range(2 * n + 2):
+                placed += state[i]
+            if placed == 0:
+                lowest = 1  # refuse a board with no seed at all
+        top = params[P_MAX_SETUP_SEEDS]
+        for a in range(lowest, top + 1):
+            mask[a] = 1
+        return top + 1 - lowest
+    if phase == PHASE_CHOOSE_SIDE:
+        for a in range(4):
+            mask[a] = 1
+        return 4
+    base = state[head + H_TO_MOVE] * (n + 1)
+    min_sow = params[P_MIN_SOW]
+    count = 0
+    for i in range(n):
+        if state[base + i] >= min_sow:
+            for d in range(params[P_DIRECTIONS]):
+                mask[d * n + i] = 1
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def _apply_setup(state, params, action, head, n):
+    k = state[head + H_SETUP_INDEX]
+    hole = k if k < n else k + 1  # skip player 0's store
+    state[hole] = action
+    k += 1
+    state[head + H_SETUP_INDEX] = k
+    if k == 2 * n:
+        state[head + H_PHASE] = PHASE_CHOOSE_SIDE
+        state[head + H_TO_MOVE] = 1
+
+
+@njit(cache=True)
+def _apply_side_choice(state, params, action, head, n):
+    if action < 2:  # player_1 takes side A, which was laid out in player_0's row: swap rows
+        for i in range(n):
+            tmp = state[i]
+            state[i] = state[n + 1 + i]
+            state[n + 1 + i] = tmp
+    state[head + H_PHASE] = PHASE_PLAY
+    state[head + H_TO_MOVE] = 1 if action % 2 == 1 else 0
+    settle(state, params)
+
+
+@njit(cache=True)
+def apply(state, params, action):
+    n = params[P_PITS]
+    head = 2 * n + 2
+    player = state[head + H_TO_MOVE]
+    state[head + H_PLIES] += 1
+    state[head + H_LAST_ACTION] = action
+    state[head + H_LAST_PLAYER] = player
+    phase = state[head + H_PHASE]
+    if phase == PHASE_SETUP:
+        _apply_setup(state, params, action, head, n)
+        return
+    if phase == PHASE_CHOOSE_SIDE:
+        _apply_side_choice(state, params, action, head, n)
+        return
+
+    ring = 2 * n + 2
+    hole = action % n
+    clockwise = action >= n
+    origin = player * (n + 1) + hole
+    own_store = player * (n + 1) + n
+    opponent_store = (1 - player) * (n + 1) + n
+    skip_origin = params[P_SKIP_ORIGIN] != 0
+    seeds = state[origin]
+    state[origin] = 0
+    pos = origin
+    while seeds > 0:
+        if clockwise:
+            pos -= 1
+            if pos < 0:
+                pos = ring - 1
+        else:
+            pos += 1
+            if pos == ring:
+                pos = 0
+        if pos == opponent_store or (pos == origin and skip_origin):
+            continue
+        state[pos] += 1
+        seeds -= 1
+
+    next_player = 1 - player
+    if pos == own_store:
+        if params[P_EXTRA_TURN]:
+            next_player = player
+    elif params[P_CAPTURE] and state[pos] == 1 and pos // (n + 1) == player:
+        opposite = 2 * n - pos
+        if state[opposite] > 0 or not params[P_NEEDS_OPPOSITE]:
+            state[own_store] += state[opposite] + 1
+            state[opposite] = 0
+            state[pos] = 0
+    state[head + H_TO_MOVE] = next_player
+    settle(state, params)
+
+
+@njit(cache=True)
+def current_player(state, params):
+    head = 2 * params[P_PITS] + 2
+    if state[head + H_DONE]:
+        return -1
+    return state[head + H_TO_MOVE]
+
+
+@njit(cache=True)
+def scores(state, params, out):
+    n = params[P_PITS]
+    out[0] = state[n]
+    out[1] = state[2 * n + 1]
+
+
+@njit(cache=True)
+def returns(state, params, out):
+    n = params[P_PITS]
+    out[0] = 0.0
+    out[1] = 0.0
+    if state[2 * n + 2 + H_DONE]:
+        diff = state[n] - state[2 * n + 1]
+        if diff > 0:
+            out[0] = 1.0
+            out[1] = -1.0
+        elif diff < 0:
+            out[0] = -1.0
+            out[1] = 1.0
+
+
+@njit(cache=True)
+def observe(state, params, player, out):
+    n = params[P_PITS]
+    head = 2 * n + 2
+    mine = player * (n + 1)
+    theirs = (1 - player) * (n + 1)
+    for i in range(n + 1):
+        out[i] = state[mine + i]
+        out[n + 1 + i] = state[theirs + i]
+    done = state[head + H_DONE] != 0
+    out[2 * n + 2] = 1.0 if (not done and state[head + H_TO_MOVE] == player) else 0.0
+    if params[P_CHOSEN_START]:
+        phase = state[head + H_PHASE]
+        out[2 * n + 3] = 1.0 if phase == PHASE_SETUP else 0.0
+        out[2 * n + 4] = 1.0 if phase == PHASE_CHOOSE_SIDE else 0.0
+        out[2 * n + 5] = state[head + H_SETUP_INDEX] / (2.0 * n)
+        out[2 * n + 6] = 1.0 if player == 0 else 0.0
+
+
+@njit(cache=True)
+def plies(state, params):
+    return state[2 * params[P_PITS] + 2 + H_PLIES]
+
+
+KERNEL = Kernel(init, legal_mask, apply, current_player, scores, returns, observe, plies)
+
+
+# -- the rules object -----------------------------------------------------------------------
+class KalahGame(Game):
+    """Kalah family (Pratt's Basic, Egyptian, bidirectional and chosen-start Mancala)."""
+
+    kernel = KERNEL
+    family = "kalah"
+    OPTIONS = (
+        Option("pits", 6, "int", "holes per side", low=1, high=16),
+        Option("seeds", 4, "int", "seeds per hole at the start", low=1, high=12),
+        Option("extra_turn", True, "bool", "last seed in own store: move again"),
+        Option("capture", True, "bool", "last seed in an own empty hole captures"),
+        Option(
+            "capture_needs_opposite",
+            True,
+            "bool",
+            "the capture needs a non-empty opposite hole (False: the lone last seed is banked)",
+        ),
+        Option("skip_origin", True, "bool", "a lap of 2*pits+1 seeds or more skips the emptied hole"),
+        Option(
+            "end",
+            "mover_empty",
+            "choice",
+            "mover_empty: ends when the player to move has no move; side_empty: when a move empties a row",
+            choices=("mover_empty", "side_empty"),
+        ),
+        Option(
+            "leftover",
+            "owner",
+            "choice",
+            "seeds left in the rows at the end: owner takes them, or discard",
+            choices=("owner", "discard"),
+        ),
+        Option("directions", 1, "int", "1, or 2: each move chooses clockwise or counterclockwise", low=1, high=2),
+        Option("min_sow", 1, "int", "smallest hole that may be played", low=1, high=12),
+        Option("chosen_start", False, "bool", "setup phase: player_0 sets every hole, player_1 picks side and turn"),
+        Option("max_setup_seeds", 8, "int", "most seeds per hole in the chosen-start setup", low=1, high=24),
+        Option("max_plies", 1000, "int", MAX_PLIES_OPTION_DOC, low=1, high=10**6, allow_none=True),
+    )
+
+    def _params(self) -> np.ndarray:
+        o = self.options
+        params = np.zeros(NUM_PARAMS, dtype=np.int64)
+        params[P_PITS] = o["pits"]
+        params[P_SEEDS] = o["seeds"]
+        params[P_EXTRA_TURN] = o["extra_turn"]
+        params[P_CAPTURE] = o["capture"]
+        params[P_NEEDS_OPPOSITE] = o["capture_needs_opposite"]
+        params[P_SKIP_ORIGIN] = o["skip_origin"]
+        params[P_END] = END_SIDE_EMPTY if o["end"] == "side_empty" else END_MOVER_EMPTY
+        params[P_LEFTOVER] = LEFTOVER_DISCARD if o["leftover"] == "discard" else LEFTOVER_OWNER
+        params[P_DIRECTIONS] = o["directions"]
+        params[P_MIN_SOW] = o["min_sow"]
+        params[P_CHOSEN_START] = o["chosen_start"]
+        params[P_MAX_SETUP_SEEDS] = o["max_setup_seeds"]
+        return params
+
+    def _validate_combination(self) -> None:
+        o = self.options
+        if not o["chosen_start"] and o["min_sow"] > o["seeds"]:
+            raise InvalidOptionError(
+                f"{self.env_id}: min_sow={o['min_sow']} is more than seeds={o['seeds']}, so no hole "
+                f"could ever be played; min_sow must be at most seeds"
+            )
+
+    def _sizes(self) -> tuple[int, int, int]:
+        o = self.options
+        n = o["pits"]
+        num_actions = n * o["directions"]
+        obs = 2 * n + 3
+        if o["chosen_start"]:
+            num_actions = max(num_actions, o["max_setup_seeds"] + 1, 4)
+            obs += 4
+        return 2 * n + 2 + HEADER_SIZE, num_actions, obs
+
+    @property
+    def pits(self) -> int:
+        return self.options["pits"]
+
+    def total_seeds_bound(self) -> int:
+        """Most seeds a position of this game can hold."""
+        o = self.options
+        per_hole = o["max_setup_seeds"] if o["chosen_start"] else o["seeds"]
+        return 2 * o["pits"] * per_hole
+
+    def observation_bounds(self) -> tuple[float, float]:
+        return 0.0, float(max(self.total_seeds_bound(), 1))
+
+    # -- JSON ---------------------------------------------------------------------------
+    def _state_to_json(self, array: np.ndarray) -> dict:
+        n = self.pits
+        head = 2 * n + 2
+        last = int(array[head + H_LAST_ACTION])
+        return {
+            "pits": [array[0:n].tolist(), array[n + 1 : 2 * n + 1].tolist()],
+            "stores": [int(array[n]), int(array[2 * n + 1])],
+            "to_move": int(array[head + H_TO_MOVE]),
+            "terminal": bool(array[head + H_DONE]),
+            "plies": int(array[head + H_PLIES]),
+            "phase": PHASE_NAMES[int(array[head + H_PHASE])],
+            "setup_index": int(array[head + H_SETUP_INDEX]),
+            "last_action": None if last < 0 else last,
+            "last_player": None if last < 0 else int(array[head + H_LAST_PLAYER]),
+        }
+
+    def _state_from_json(self, payload: dict) -> np.ndarray:
+        owner = self.env_id
+        n = self.pits
+        head = 2 * n + 2
+        rows = payload.get("pits")
+        if not isinstance(rows, (list, tuple)) or len(rows) != 2:
+            raise InvalidStateError(
+                f"{owner}: 'pits' must be two lists of {n} seed counts (player 0's holes, then player 1's), "
+                f"got {rows!r}"
+            )
+        row0 = json_int_list({"pits[0]": rows[0]}, "pits[0]", n, owner)
+        row1 = json_int_list({"pits[1]": rows[1]}, "pits[1]", n, owner)
+        stores = json_int_list(payload, "stores", 2, owner)
+        to_move = json_int(payload, "to_move", owner, 0, 1)
+        ply_count = json_int(payload, "plies", owner, 0, 2**31 - 1, default=0)
+        phase_name = payload.get("phase", "play")
+        if phase_name not in PHASE_NAMES:
+            raise InvalidStateError(f"{owner}: 'phase' must be one of {', '.join(PHASE_NAMES)}, got {phase_name!r}")
+        phase = PHASE_NAMES.index(phase_name)
+        if phase != PHASE_PLAY and not self.options["chosen_start"]:
+            raise InvalidStateError(
+                f"{owner}: phase {phase_name!r} exists only with chosen_start=True; this game starts in 'play'"
+            )
+        setup_index = json_int(payload, "setup_index", owner, 0, 2 * n, default=0)
+        last_action = payload.get("last_action")
+        if last_action is not None:
+            last_action = json_int(payload, "last_action", owner, 0, self.num_actions - 1)
+        last_player = payload.get("last_player")
+        if last_player is not None:
+            last_player = json_int(payload, "last_player", owner, 0, 1)
+        if phase == PHASE_SETUP:
+            if setup_index >= 2 * n:
+                raise InvalidStateError(f"{owner}: in the setup phase setup_index must be 0 to {2 * n - 1}")
+            if any(stores) or any((row0 + row1)[setup_index:]):
+                raise InvalidStateError(
+                    f"{owner}: in the setup phase the stores and the holes not yet set must be empty"
+                )
+        if phase == PHASE_CHOOSE_SIDE and (to_move != 1 or any(stores)):
+            raise InvalidStateError(f"{owner}: in the side choice player 1 is to move and the stores are empty")
+        array = np.zeros(self.state_size, dtype=np.int32)
+        array[0:n] = row0
+        array[n] = stores[0]
+        array[n + 1 : 2 * n + 1] = row1
+        array[2 * n + 1] = stores[1]
+        array[head + H_TO_MOVE] = to_move
+        array[head + H_PLIES] = ply_count
+        array[head + H_PHASE] = phase
+        if phase == PHASE_SETUP:
+            array[head + H_SETUP_INDEX] = setup_index
+        elif self.options["chosen_start"]:
+            array[head + H_SETUP_INDEX] = 2 * n  # every hole has been set
+        array[head + H_LAST_ACTION] = -1 if last_action is None else last_action
+        array[head + H_LAST_PLAYER] = -1 if last_player is None else last_player
+        if phase == PHASE_PLAY:
+            settle(array, self.params)
+        if "terminal" in payload and bool(payload["terminal"]) != bool(array[head + H_DONE]):
+            raise InvalidStateError(
+                f"{owner}: the payload says terminal={payload['terminal']!r}, but under this game's end rule "
+                f"the position is {'over' if array[head + H_DONE] else 'not over'}"
+            )
+        return array
+
+    # -- notation -------------------------------------------------------------------------
+    def _phase(self, state: State) -> int:
+        return int(state.array[2 * self.pits + 2 + H_PHASE])
+
+    def setup_hole_label(self, k: int) -> str:
+        """Label of the k-th hole set in the chosen-start setup: side A then side B."""
+        n = self.pits
+        side, i = ("A", k) if k < n else ("B", k - n)
+        return f"{side}{n - i}"
+
+    def _action_to_string(self, state: State, action: int) -> str:
+        n = self.pits
+        phase = self._phase(state)
+        if phase == PHASE_SETUP:
+            k = int(state.array[2 * n + 2 + H_SETUP_INDEX])
+            return f"{self.setup_hole_label(k)}={action}"
+        if phase == PHASE_CHOOSE_SIDE:
+            return SIDE_CHOICE_NAMES[action] if action < 4 else f"<no side choice {action}>"
+        return self._play_move_name(action)
+
+    def _play_move_name(self, action: int) -> str:
+        n = self.pits
+        if action >= n * self.options["directions"]:
+            return f"<no move {action}>"
+        hole, direction = action % n, action // n
+        text = str(n - hole)
+        if self.options["directions"] == 2:
+            text += "L" if direction else "R"
+        return text
+
+    def _string_to_action(self, state: State, text: str) -> int:
+        owner = self.env_id
+        if not isinstance(text, str):
+            raise NotationError(f"{owner}: a move must be a string, got {type(text).__name__}")
+        if state.is_terminal():
+            raise NotationError(f"{owner}: the game is over; no move {text!r} can be played")
+        n = self.pits
+        raw = text.strip().upper()
+        phase = self._phase(state)
+        if phase == PHASE_SETUP:
+            k = int(state.array[2 * n + 2 + H_SETUP_INDEX])
+            label = self.setup_hole_label(k)
+            match = re.fullmatch(r"(?:([AB]\d+)\s*=\s*)?(\d+)", raw)
+            if not match:
+                raise NotationError(
+                    f"{owner}: setup move {text!r} not understood; write the seed count for hole {label}, "
+                    f"e.g. '{label}=4' or '4'"
+                )
+            if match.group(1) and match.group(1) != label:
+                raise NotationError(f"{owner}: the hole to set now is {label}, not {match.group(1)}")
+            action = int(match.group(2))
+        elif phase == PHASE_CHOOSE_SIDE:
+            names = [s.upper() for s in SIDE_CHOICE_NAMES]
+            if raw not in names:
+                raise NotationError(
+                    f"{owner}: side choice {text!r} not understood; write one of {', '.join(SIDE_CHOICE_NAMES)}"
+                )
+            action = names.index(raw)
+        else:
+            two_way = self.options["directions"] == 2
+            match = re.fullmatch(r"(\d+)\s*([LR]?)", raw)
+            if not match:
+                hint = "a hole number with R or L, e.g. '3R'" if two_way else "a hole number, e.g. '3'"
+                raise NotationError(f"{owner}: move {text!r} not understood; write {hint} (1 = next to your store)")
+            number, direction = int(match.group(1)), match.group(2)
+            if not 1 <= number <= n:
+                raise NotationError(f"{owner}: hole {number} does not exist; holes are numbered 1 to {n}")
+            if two_way and not direction:
+                raise NotationError(f"{owner}: move {text!r} needs a direction: {number}R or {number}L")
+            if not two_way and direction == "L":
+                raise NotationError(f"{owner}: this game sows one way only; write {number}")
+            action = (n - number) + (n if direction == "L" else 0)
+            if not state.is_legal(action):
+                seeds = int(state.array[state.current_player * (n + 1) + n - number])
+                need = self.options["min_sow"]
+                why = "it is empty" if seeds == 0 else f"it holds {seeds} seed(s) and needs at least {need}"
+                raise NotationError(f"{owner}: hole {number} cannot be played: {why}")
+            return action
+        if not state.is_legal(action):
+            legal = ", ".join(self._action_to_string(state, a) for a in state.legal_actions())
+            raise NotationError(f"{owner}: {text!r} is not legal here; legal moves: {legal}")
+        return action
+
+    # -- text board -------------------------------------------------------------------------
+    def _render_text(self, state: State) -> str:
+        n = self.pits
+        a = state.array
+        head = 2 * n + 2
+        phase = int(a[head + H_PHASE])
+        width = max(3, len(str(int(a[: 2 * n + 2].max()))) + 1)
+
+        def cells(values):
+            return "".join(f"[{v:>{width}}]" for v in values)
+
+        top_label, bottom_label = "player_1", "player_0"
+        if phase != PHASE_PLAY:
+            top_label, bottom_label = "side B", "side A"
+        pad = " " * 10
+        numbers_top = "".join(f" {k:>{width}} " for k in range(1, n + 1))
+        numbers_bottom = "".join(f" {k:>{width}} " for k in range(n, 0, -1))
+        top_row = [int(a[n + 1 + i]) for i in range(n - 1, -1, -1)]
+        bottom_row = [int(a[i]) for i in range(n)]
+        store_gap = " " * ((width + 2) * n)
+        # the stores sit just outside the two rows: player_1's on the left, player_0's on the right
+        stores_line = f"{'':<{10 - width - 2}}[{int(a[2 * n + 1]):>{width}}]" + store_gap + f"[{int(a[n]):>{width}}]"
+        lines = [
+            pad + numbers_top,
+            f"{top_label:<10}" + cells(top_row),
+            stores_line,
+            f"{bottom_label:<10}" + cells(bottom_row),
+            pad + numbers_bottom,
+        ]
+        if a[head + H_DONE]:
+            s0, s1 = int(a[n]), int(a[2 * n + 1])
+            result = "draw" if s0 == s1 else f"player_{0 if s0 > s1 else 1} wins"
+            status = f"game over: {result} {s0}-{s1}"
+        elif phase == PHASE_SETUP:
+            status = f"setup: player_0 sets hole {self.setup_hole_label(int(a[head + H_SETUP_INDEX]))}"
+        elif phase == PHASE_CHOOSE_SIDE:
+            status = "player_1 chooses a side (A/B) and whether to move first"
+        else:
+            status = f"player_{int(a[head + H_TO_MOVE])} to move; stores {int(a[n])}-{int(a[2 * n + 1])}"
+        last = int(a[head + H_LAST_ACTION])
+        setup_plies = 2 * n + 1 if self.options["chosen_start"] else 0
+        if last >= 0 and phase == PHASE_PLAY and a[head + H_PLIES] > setup_plies:
+            status += f"; last move: player_{int(a[head + H_LAST_PLAYER])} played {self._play_move_name(last)}"
+        lines.append(f"{self.env_id} ply {int(a[head + H_PLIES])}: {status}")
+        return "\n".join(lines)

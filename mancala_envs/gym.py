@@ -1,0 +1,154 @@
+"""Single-agent Gymnasium env: a learner against a fixed opponent, for any registered game.
+
+``MancalaGymEnv("kalah-v0", opponent=None, learner_seat="alternate", **options)``
+
+* ``opponent``: any object with ``act(state) -> action`` (an agent of ``agents``, or your
+  own); ``reset(seed=...)`` is called on it when it has one. Default: a seeded random agent.
+  It receives a clone of the position, never the live one.
+* ``learner_seat``: 0 or 1 for a fixed seat, ``"alternate"`` (0 then 1 then 0 ... from the
+  first reset), or ``"random"`` (drawn from the reset seed).
+* Observation: the game's observation tensor from the learner's seat (float32 ``Box``).
+  Action: ``Discrete(num_actions)``; ``action_masks()`` gives the learner's legal actions,
+  which is what sb3-contrib's ``MaskablePPO`` calls, so it trains on this env as it is.
+* ``step`` applies the learner's action, then the opponent's moves (extra turns and bonus
+  moves included) until it is the learner's turn again or the game is over. Reward +1/-1/0
+  for the learner when the game ends, else 0. Reaching ``max_plies`` truncates.
+* ``info``: ``scores`` (learner first: ``[mine, theirs]``), ``learner_seat``, ``plies``,
+  and ``action_mask``.
+* If the opponent's opening moves end the game before the learner has moved (possible only
+  on degenerate boards such as ``pits=1``), ``reset`` deals a new game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .core.errors import IllegalActionError, InvalidOptionError
+from .core.game import Game, State
+
+_RESET_ATTEMPTS = 100
+
+
+class MancalaGymEnv(gymnasium.Env):
+    """A registered game as a single-agent env against a fixed opponent (see module docstring)."""
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        game: str | Game = "kalah-v0",
+        opponent: Any = None,
+        learner_seat: int | str = "alternate",
+        render_mode: str | None = None,
+        **options: Any,
+    ):
+        from .registry import make_game
+
+        if isinstance(game, Game):
+            if options:
+                raise InvalidOptionError("options can only be given with an env id, not with a Game object")
+            self.game = game
+        else:
+            self.game = make_game(game, **options)
+        if learner_seat not in (0, 1, "alternate", "random"):
+            raise InvalidOptionError(
+                f"learner_seat={learner_seat!r} is not allowed; use 0, 1, 'alternate' or 'random'"
+            )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise InvalidOptionError(f"render_mode={render_mode!r} is not supported; use 'ansi' or None")
+        if opponent is None:
+            from agents import RandomAgent
+
+            opponent = RandomAgent()
+        if not callable(getattr(opponent, "act", None)):
+            raise InvalidOptionError(f"opponent must have an act(state) -> action method, got {opponent!r}")
+        self.opponent = opponent
+        self.learner_seat_mode = learner_seat
+        self.render_mode = render_mode
+        low, high = self.game.observation_bounds()
+        self.observation_space = spaces.Box(low, high, (self.game.observation_size,), np.float32)
+        self.action_space = spaces.Discrete(self.game.num_actions)
+        self.state: State = self.game.new_state()
+        self.seat = 0 if learner_seat == "alternate" else (learner_seat if learner_seat in (0, 1) else 0)
+        self._episodes = 0
+
+    # -- gymnasium API --------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        mode = self.learner_seat_mode
+        if mode == "alternate":
+            self.seat = self._episodes % 2
+        elif mode == "random":
+            self.seat = int(self.np_random.integers(2))
+        else:
+            self.seat = int(mode)
+        self._episodes += 1
+        opponent_reset = getattr(self.opponent, "reset", None)
+        if callable(opponent_reset):
+            opponent_reset(seed=int(self.np_random.integers(2**63 - 1)))
+        for _ in range(_RESET_ATTEMPTS):
+            self.state = self.game.new_state(int(self.np_random.integers(2**63 - 1)))
+            self._play_opponent()
+            if not self.state.is_terminal() and not self._truncated():
+                return self._obs(), self._info()
+        raise RuntimeError(
+            f"{self.game.env_id}: the opponent ended {_RESET_ATTEMPTS} games in a row before the learner "
+            f"could move; this board gives seat {self.seat} no move"
+        )
+
+    def step(self, action: Any):
+        state = self.state
+        if state.is_terminal() or self._truncated():
+            raise IllegalActionError(f"{self.game.env_id}: the episode is over; call reset() before step()")
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        state.apply(action)
+        self._play_opponent()
+        terminated = state.is_terminal()
+        truncated = not terminated and self._truncated()
+        reward = float(state.returns()[self.seat]) if terminated else 0.0
+        return self._obs(), reward, terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (all False when the episode is over)."""
+        if self.state.current_player != self.seat:
+            return np.zeros(self.game.num_actions, dtype=bool)
+        return self.state.action_mask().astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return str(self.state)
+        return None
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _truncated(self) -> bool:
+        cap = self.game.max_plies
+        return cap is not None and self.state.plies >= cap
+
+    def _play_opponent(self) -> None:
+        state = self.state
+        while True:
+            player = state.current_player
+            if player < 0 or player == self.seat or self._truncated():
+                return
+            action = self.opponent.act(state.clone())
+            try:
+                state.apply(action)
+            except IllegalActionError as err:
+                raise IllegalActionError(f"the opponent {self.opponent!r} chose an illegal action: {err}") from err
+
+    def _obs(self) -> np.ndarray:
+        return self.state.observation(self.seat)
+
+    def _info(self) -> dict:
+        mine, theirs = self.state.scores()[self.seat], self.state.scores()[1 - self.seat]
+        return {
+            "scores": [mine, theirs],
+            "learner_seat": self.seat,
+            "plies": self.state.plies,
+            "action_mask": self.action_masks(),
+        }

@@ -1,0 +1,144 @@
+"""The one registry of env ids: every game and variant, with its preset options.
+
+``register_game`` adds an id; ``make_game`` builds the rules object; ``make`` builds the
+wrapped PettingZoo AEC env. Importing ``mancala_envs`` registers every id here and under
+the ``mancala/`` namespace of PettingZoo's and Gymnasium's registries.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+from .core.errors import InvalidOptionError, UnknownEnvError
+from .core.game import Game
+from .core.options import Option
+
+# Options of the env wrapper itself, accepted by make() next to the game's options.
+ENV_OPTIONS = (
+    Option(
+        "illegal_action",
+        "raise",
+        "choice",
+        "raise: an illegal action raises IllegalActionError; terminate: PettingZoo's "
+        "TerminateIllegalWrapper ends the game and gives the offender -1",
+        choices=("raise", "terminate"),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class EnvEntry:
+    """A registered id: the game class and the preset that makes this variant."""
+
+    env_id: str
+    game_class: type[Game]
+    description: str
+    preset: dict[str, Any] = field(default_factory=dict)
+
+    def game_options(self) -> tuple[Option, ...]:
+        return self.game_class.OPTIONS
+
+    def defaults(self) -> dict[str, Any]:
+        values = {o.name: o.default for o in self.game_class.OPTIONS}
+        values.update(self.preset)
+        return values
+
+
+_REGISTRY: dict[str, EnvEntry] = {}
+
+
+def register_game(env_id: str, game_class: type[Game], description: str, **preset: Any) -> None:
+    """Register ``env_id`` as ``game_class`` with ``preset`` options (checked now)."""
+    if env_id in _REGISTRY:
+        raise ValueError(f"env id {env_id!r} is already registered")
+    game_class(env_id, preset)  # fail at import time if a preset is invalid
+    _REGISTRY[env_id] = EnvEntry(env_id, game_class, description, dict(preset))
+    _register_with_frameworks(env_id)
+
+
+def list_envs() -> list[str]:
+    """Every registered id, sorted."""
+    return sorted(_REGISTRY)
+
+
+def get_entry(env_id: str) -> EnvEntry:
+    try:
+        return _REGISTRY[env_id]
+    except KeyError:
+        close = difflib.get_close_matches(str(env_id), _REGISTRY, n=3)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise UnknownEnvError(
+            f"unknown env id {env_id!r}.{hint} Registered ids: {', '.join(list_envs())}"
+        ) from None
+
+
+def make_game(env_id: str, **options: Any) -> Game:
+    """The rules object of ``env_id`` with ``options`` overriding its preset."""
+    entry = get_entry(env_id)
+    env_only = [o.name for o in ENV_OPTIONS if o.name in options]
+    if env_only:
+        raise InvalidOptionError(
+            f"{env_id}: {', '.join(env_only)} is an option of the env, not of the game; pass it to make()"
+        )
+    return entry.game_class(env_id, entry.preset, **options)
+
+
+def split_env_options(env_id: str, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Separate env-wrapper options from game options; check the env ones."""
+    env_opts = {}
+    game_opts = dict(options)
+    for opt in ENV_OPTIONS:
+        value = game_opts.pop(opt.name, opt.default)
+        env_opts[opt.name] = opt.check(value, env_id)
+    return env_opts, game_opts
+
+
+def make(env_id: str, render_mode: str | None = None, **options: Any):
+    """The PettingZoo AEC env of ``env_id``, with PettingZoo's usual wrappers."""
+    from .env import wrap_env
+
+    env_opts, game_opts = split_env_options(env_id, options)
+    game = make_game(env_id, **game_opts)
+    return wrap_env(game, render_mode=render_mode, **env_opts)
+
+
+def raw_env(env_id: str, render_mode: str | None = None, **options: Any):
+    """The unwrapped ``MancalaAEC`` of ``env_id`` (no order enforcing)."""
+    from .env import MancalaAEC
+
+    env_opts, game_opts = split_env_options(env_id, options)
+    if env_opts["illegal_action"] != "raise":
+        raise InvalidOptionError(f"{env_id}: illegal_action={env_opts['illegal_action']!r} needs make(), not raw_env()")
+    return MancalaAEC(make_game(env_id, **game_opts), render_mode=render_mode)
+
+
+class _Factory:
+    """A picklable entry point for the framework registries."""
+
+    def __init__(self, env_id: str, kind: str):
+        self.env_id = env_id
+        self.kind = kind
+
+    def __call__(self, **kwargs: Any):
+        if self.kind == "aec":
+            return make(self.env_id, **kwargs)
+        from .gym import MancalaGymEnv
+
+        return MancalaGymEnv(self.env_id, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"mancala_envs.{'make' if self.kind == 'aec' else 'MancalaGymEnv'}({self.env_id!r})"
+
+
+def _register_with_frameworks(env_id: str) -> None:
+    import gymnasium
+    import pettingzoo
+
+    namespaced = f"mancala/{env_id}"
+    if namespaced not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", namespaced, entry_point=_Factory(env_id, "aec"))
+    if namespaced not in gymnasium.registry:
+        # The single-agent env enforces the game's own ply cap, so no TimeLimit is added.
+        gymnasium.register(id=namespaced, entry_point=_Factory(env_id, "gym"))

@@ -1,0 +1,32 @@
+"""Shared test setup: compile (or load from numba's cache) every kernel once per session."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# Hypothesis: deterministic in CI, with a generous deadline because the first call of a
+# kernel in a process may compile.
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", derandomize=True, deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("dev", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_kernels():
+    """Play one short game of every registered id so that compile time is paid once."""
+    import mancala_envs
+    from agents import RandomAgent, play_game
+
+    for env_id in mancala_envs.list_envs():
+        game = mancala_envs.make_game(env_id)
+        play_game(game, (RandomAgent(0), RandomAgent(1)), seed=0)
+        state = game.new_state(0)
+        state.observation(0)
+        state.returns()
+    yield

@@ -1,0 +1,1 @@
+"""Self-play training and evaluation (filled in by the training issues)."""
