@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mancala_envs.core.game import Game
 from mancala_envs.registry import make_game
 
 from .base import Agent
@@ -62,11 +63,14 @@ def play_game(game, agents: tuple[Agent, Agent], seed: int | None) -> tuple[list
     return state.returns(), state.scores(), actions, False
 
 
-def play_match(env_id: str, agent_a: Agent, agent_b: Agent, games: int = 10, seed: int = 0, **options) -> MatchResult:
-    """``games`` games of ``env_id``; agent A is player_0 in even games, player_1 in odd ones."""
+def play_match(
+    env: str | Game, agent_a: Agent, agent_b: Agent, games: int = 10, seed: int = 0, **options
+) -> MatchResult:
+    """``games`` games of ``env`` (an id, or a Game); A is player_0 in even games, player_1 in odd ones."""
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")
-    game = make_game(env_id, **options)
+    game = env if isinstance(env, Game) else make_game(env, **options)
+    env_id = game.env_id
     seeds = np.random.SeedSequence(seed).generate_state(games * 3, dtype=np.uint64).reshape(games, 3)
     result = MatchResult(env_id, agent_a.name, agent_b.name)
     for g in range(games):

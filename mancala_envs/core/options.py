@@ -41,9 +41,9 @@ class Option:
         else:
             noun = "an integer" if self.kind == "int" else "a number"
             if self.low is not None and self.high is not None:
-                text = f"{noun} from {self.low:g} to {self.high:g}"
+                text = f"{noun} from {_number(self.low)} to {_number(self.high)}"
             elif self.low is not None:
-                text = f"{noun} >= {self.low:g}"
+                text = f"{noun} >= {_number(self.low)}"
             else:
                 text = noun
         if self.allow_none:
@@ -82,6 +82,10 @@ class Option:
         if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
             raise bad
         return value
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def _is_integral(value: Any) -> bool:
