@@ -26,7 +26,9 @@ class AgentSpecError(MancalaError):
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """Build an agent from ``spec``, e.g. ``"greedy"`` or ``"greedy:max_chain=128"``."""
     if not isinstance(spec, str) or not spec.strip():
-        raise AgentSpecError(f"an agent spec must be a non-empty string like 'random', got {spec!r}")
+        raise AgentSpecError(
+            f"an agent spec must be a non-empty string, got {spec!r}; known agents: {', '.join(sorted(AGENT_FACTORIES))}"
+        )
     name, _, rest = spec.strip().partition(":")
     if name not in AGENT_FACTORIES:
         raise AgentSpecError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENT_FACTORIES))}")

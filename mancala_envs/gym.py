@@ -5,8 +5,9 @@
 * ``opponent``: any object with ``act(state) -> action`` (an agent of ``agents``, or your
   own); ``reset(seed=...)`` is called on it when it has one. Default: a seeded random agent.
   It receives a clone of the position, never the live one.
-* ``learner_seat``: 0 or 1 for a fixed seat, ``"alternate"`` (0 then 1 then 0 ... from the
-  first reset), or ``"random"`` (drawn from the reset seed).
+* ``learner_seat``: 0 or 1 for a fixed seat, ``"alternate"`` (0 then 1 then 0 ...; a seeded
+  reset starts again at 0, so the same seed gives the same episode), or ``"random"`` (drawn
+  from the reset seed).
 * Observation: the game's observation tensor from the learner's seat (float32 ``Box``).
   Action: ``Discrete(num_actions)``; ``action_masks()`` gives the learner's legal actions,
   which is what sb3-contrib's ``MaskablePPO`` calls, so it trains on this env as it is.
@@ -79,6 +80,8 @@ class MancalaGymEnv(gymnasium.Env):
     # -- gymnasium API --------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
+        if seed is not None:
+            self._episodes = 0  # a seeded reset restarts the alternation: same seed, same episode
         mode = self.learner_seat_mode
         if mode == "alternate":
             self.seat = self._episodes % 2

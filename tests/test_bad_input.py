@@ -1,0 +1,158 @@
+"""Bad input gets an error that names what was wrong and what is allowed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mancala_envs
+from mancala_envs import (
+    IllegalActionError,
+    InvalidOptionError,
+    InvalidStateError,
+    MancalaError,
+    UnknownEnvError,
+    make,
+    make_game,
+)
+
+
+def test_unknown_id_lists_the_registered_ones():
+    with pytest.raises(UnknownEnvError, match=r"unknown env id 'kalah-v9'.*Did you mean kalah-v0.*Registered ids: "):
+        make("kalah-v9")
+    with pytest.raises(UnknownEnvError, match="kalah-basic-v0"):
+        make_game("nope")
+
+
+def test_unknown_option_lists_the_valid_ones():
+    with pytest.raises(InvalidOptionError, match=r"unknown option 'holes'; valid options are: pits, seeds"):
+        make_game("kalah-v0", holes=4)
+    with pytest.raises(InvalidOptionError, match="valid options are"):
+        make("kalah-v0", holes=4)
+
+
+@pytest.mark.parametrize(
+    "option, value, allowed",
+    [
+        ("pits", 0, "an integer from 1 to 16"),
+        ("pits", 17, "an integer from 1 to 16"),
+        ("pits", 2.5, "an integer from 1 to 16"),
+        ("pits", "6", "an integer from 1 to 16"),
+        ("seeds", -1, "an integer from 1 to 12"),
+        ("seeds", 13, "an integer from 1 to 12"),
+        ("end", "board_empty", "one of 'mover_empty', 'side_empty'"),
+        ("leftover", "keep", "one of 'owner', 'discard'"),
+        ("directions", 3, "an integer from 1 to 2"),
+        ("min_sow", 0, "an integer from 1 to 12"),
+        ("extra_turn", "yes", "true or false"),
+        ("max_setup_seeds", 0, "an integer from 1 to 24"),
+        ("max_plies", 0, "an integer from 1 to 1000000, or None"),
+        ("capture", None, "true or false"),
+    ],
+)
+def test_option_out_of_range(option, value, allowed):
+    with pytest.raises(InvalidOptionError) as err:
+        make_game("kalah-v0", **{option: value})
+    message = str(err.value)
+    assert f"option {option}={value!r} is not allowed" in message
+    assert allowed in message
+
+
+def test_inconsistent_options():
+    with pytest.raises(InvalidOptionError, match="min_sow=4 is more than seeds=3"):
+        make_game("kalah-v0", seeds=3, min_sow=4)
+
+
+def test_env_option_validated_and_kept_apart_from_game_options():
+    with pytest.raises(InvalidOptionError, match="illegal_action"):
+        make("kalah-v0", illegal_action="ignore")
+    with pytest.raises(InvalidOptionError, match="option of the env"):
+        make_game("kalah-v0", illegal_action="raise")
+
+
+def test_bad_render_mode():
+    with pytest.raises(MancalaError, match="render_mode='rgb_array' is not supported"):
+        make("kalah-v0", render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("action, pattern", [(6, "out of range; actions are 0 to 5"), (-1, "out of range"),
+                                             ("2", "must be an integer"), (1.0, "must be an integer"),
+                                             (True, "must be an integer"), (None, "must be an integer")])
+def test_out_of_range_action_to_state(action, pattern):
+    state = make_game("kalah-v0").new_state()
+    with pytest.raises(IllegalActionError, match=pattern):
+        state.apply(action)
+
+
+def test_illegal_action_names_the_legal_ones():
+    game = make_game("kalah-v0")
+    state = game.state_from_json({"pits": [[0, 3, 0, 0, 0, 0], [4, 4, 4, 4, 4, 4]], "stores": [0, 0], "to_move": 0})
+    with pytest.raises(IllegalActionError, match=r"action 0 \(6\) is not legal for player 0 here; legal actions are \[1\]"):
+        state.apply(0)
+
+
+def test_action_after_the_end():
+    game = make_game("kalah-v0")
+    state = game.state_from_json({"pits": [[0] * 6, [0] * 6], "stores": [24, 24], "to_move": 0})
+    assert state.is_terminal()
+    with pytest.raises(IllegalActionError, match="the game is over"):
+        state.apply(0)
+
+
+def test_illegal_action_to_the_env_raises_by_default():
+    env = make("kalah-v0")
+    env.reset(seed=0)
+    env.step(2)  # 4 seeds from Pratt's hole 4: extra turn, hole now empty
+    with pytest.raises(IllegalActionError, match="not legal"):
+        env.step(2)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        env.step(99)
+    with pytest.raises(IllegalActionError, match="must be an integer"):
+        env.step(np.array([1, 2]))
+
+
+def test_illegal_action_terminate_mode_follows_pettingzoo(caplog):
+    env = make("kalah-v0", illegal_action="terminate")
+    env.reset(seed=0)
+    env.step(2)
+    env.step(2)
+    assert "Illegal move made" in caplog.text
+    assert all(env.terminations.values())
+    assert env.rewards["player_0"] == -1
+
+
+@pytest.mark.parametrize(
+    "payload, pattern",
+    [
+        ("not a dict", "expects a dict"),
+        ({}, "'pits' must be two lists of 6"),
+        ({"pits": [[4] * 6], "stores": [0, 0], "to_move": 0}, "'pits' must be two lists"),
+        ({"pits": [[4] * 5, [4] * 6], "stores": [0, 0], "to_move": 0}, r"'pits\[0\]' must have 6 entries, got 5"),
+        ({"pits": [[4] * 6, [4, 4, -1, 4, 4, 4]], "stores": [0, 0], "to_move": 0}, r"pits\[1\]\[2\] must be an integer >= 0"),
+        ({"pits": [[4] * 6, [4] * 6], "stores": [0], "to_move": 0}, "'stores' must have 2 entries"),
+        ({"pits": [[4] * 6, [4] * 6], "to_move": 0}, "no 'stores'"),
+        ({"pits": [[4] * 6, [4] * 6], "stores": [0, 0], "to_move": 2}, "'to_move' must be an integer from 0 to 1"),
+        ({"pits": [[4] * 6, [4] * 6], "stores": [0, 0], "to_move": 0, "phase": "setup"}, "only with chosen_start"),
+        ({"pits": [[4] * 6, [4] * 6], "stores": [0, 0], "to_move": 0, "phase": "middle"}, "'phase' must be one of"),
+        ({"pits": [[4] * 6, [4] * 6], "stores": [0, 0], "to_move": 0, "terminal": True}, "says terminal=True"),
+        ({"pits": [[4.5] + [4] * 5, [4] * 6], "stores": [0, 0], "to_move": 0}, r"pits\[0\]\[0\] must be an integer"),
+    ],
+)
+def test_malformed_state_payload(payload, pattern):
+    with pytest.raises(InvalidStateError, match=pattern):
+        make_game("kalah-v0").state_from_json(payload)
+
+
+def test_malformed_setup_payload():
+    game = make_game("kalah-chosen-start-v0")
+    with pytest.raises(InvalidStateError, match="holes not yet set must be empty"):
+        game.state_from_json(
+            {"pits": [[1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 3]], "stores": [0, 0], "to_move": 0,
+             "phase": "setup", "setup_index": 1}
+        )
+
+
+def test_errors_are_value_errors_for_generic_handlers():
+    assert issubclass(MancalaError, ValueError)
+    with pytest.raises(ValueError):
+        mancala_envs.make_game("kalah-v0", pits=-3)
