@@ -176,9 +176,54 @@ def _as_int(action: Any) -> Any:
     return action
 
 
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with its hot path forwarded directly.
+
+    The base class reaches every attribute of the inner env through ``__getattr__``; a
+    standard ``agent_iter``/``last``/``step`` loop does that about eight times per step,
+    which costs more than our whole kernel step. Same checks, same errors, fewer hops.
+    """
+
+    def _inner(self, name: str) -> AECEnv:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return self.env
+
+    def last(self, observe: bool = True):
+        return self._inner("agent_selection").last(observe)
+
+    @property
+    def agent_selection(self) -> str:
+        return self._inner("agent_selection").agent_selection
+
+    @property
+    def agents(self) -> list[str]:
+        return self._inner("agents").agents
+
+    @property
+    def rewards(self) -> dict:
+        return self._inner("rewards").rewards
+
+    @property
+    def terminations(self) -> dict:
+        return self._inner("terminations").terminations
+
+    @property
+    def truncations(self) -> dict:
+        return self._inner("truncations").truncations
+
+    @property
+    def infos(self) -> dict:
+        return self._inner("infos").infos
+
+    @property
+    def _cumulative_rewards(self) -> dict:
+        return self._inner("_cumulative_rewards")._cumulative_rewards
+
+
 def wrap_env(game: Game, render_mode: str | None = None, illegal_action: str = "raise") -> AECEnv:
     """``MancalaAEC`` with PettingZoo's usual wrappers."""
     env: AECEnv = MancalaAEC(game, render_mode=render_mode)
     if illegal_action == "terminate":
         env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
-    return wrappers.OrderEnforcingWrapper(env)
+    return OrderEnforcingWrapper(env)

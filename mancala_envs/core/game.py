@@ -7,7 +7,7 @@ the variant options. The functions, bundled as a ``Kernel``:
 =====================================================  ===============================================
 ``init(state, params, rng)``                            write the start position (``rng``: a numpy
                                                         ``Generator``, the only source of randomness)
-``legal_mask(state, params, mask) -> int``              fill ``mask`` (uint8, ``num_actions``) for the
+``legal_mask(state, params, mask) -> int``              fill ``mask`` (int8, ``num_actions``) for the
                                                         player to move; return the number of legal moves
 ``apply(state, params, action)``                        play a legal action in place
 ``current_player(state, params) -> int``                the player to move, -1 once the game is over
@@ -202,19 +202,24 @@ class State:
     the legal ones) for anything out of range or illegal; everything else reads the array.
     """
 
-    __slots__ = ("game", "array", "_mask", "_mask_valid")
+    # The player to move and the legal mask are cached until the next apply(): the env asks
+    # for them several times per step and each kernel call costs a dispatch.
+    __slots__ = ("game", "array", "_mask", "_mask_valid", "_player")
 
     def __init__(self, game: Game, array: np.ndarray):
         self.game = game
         self.array = array
-        self._mask = np.zeros(game.num_actions, dtype=np.uint8)
+        self._mask = np.zeros(game.num_actions, dtype=np.int8)
         self._mask_valid = False
+        self._player: int | None = None
 
     # -- reading ----------------------------------------------------------------------------
     @property
     def current_player(self) -> int:
         """The player to move (0 or 1), or -1 once the game is over."""
-        return int(self.game.kernel.current_player(self.array, self.game.params))
+        if self._player is None:
+            self._player = int(self.game.kernel.current_player(self.array, self.game.params))
+        return self._player
 
     @property
     def plies(self) -> int:
@@ -232,7 +237,7 @@ class State:
 
     def action_mask(self) -> np.ndarray:
         """int8 vector of length ``num_actions``: 1 where the action is legal."""
-        return self._legal().astype(np.int8)
+        return self._legal().copy()
 
     def legal_actions(self) -> list[int]:
         return np.flatnonzero(self._legal()).tolist()
@@ -289,9 +294,11 @@ class State:
             )
         game.kernel.apply(self.array, game.params, action)
         self._mask_valid = False
+        self._player = None
 
     def clone(self) -> "State":
         twin = State(self.game, self.array.copy())
+        twin._player = self._player
         if self._mask_valid:
             twin._mask[:] = self._mask
             twin._mask_valid = True
@@ -308,5 +315,6 @@ class State:
 
     def __setstate__(self, data):
         self.game, self.array = data
-        self._mask = np.zeros(self.game.num_actions, dtype=np.uint8)
+        self._mask = np.zeros(self.game.num_actions, dtype=np.int8)
         self._mask_valid = False
+        self._player = None
