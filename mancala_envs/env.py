@@ -8,7 +8,8 @@ All AEC bookkeeping lives here once; the rules come from the game's kernel.
   tensor is relative to ``agent`` ("mine" before "theirs", documented per game); the mask
   is all zeros when it is not ``agent``'s turn.
 * Rewards are 0 until the game ends, then +1/-1/0 from the kernel's ``returns``.
-  ``infos[agent]`` holds ``scores`` (the rules' counts, per agent) and ``plies``.
+  ``infos[agent]`` holds ``scores`` (the rules' counts, per agent), ``plies``, and whatever
+  the game adds through ``Game.info`` (e.g. a komi-adjusted margin).
 * Reaching the game's ``max_plies`` sets ``truncations`` (rewards 0): never a draw.
 * ``render_mode="ansi"``: ``render()`` returns the text board.
 * ``env.state`` is the live ``State``. ``copy.deepcopy`` and ``pickle`` keep the game.
@@ -113,8 +114,9 @@ class MancalaAEC(AECEnv):
         game.kernel.scores(state.array, game.params, self._scores)
         plies = state.plies
         s0, s1 = self._scores.tolist()
-        self.infos["player_0"] = {"scores": {"player_0": s0, "player_1": s1}, "plies": plies}
-        self.infos["player_1"] = {"scores": {"player_0": s0, "player_1": s1}, "plies": plies}
+        extra = game.info(state)
+        self.infos["player_0"] = {"scores": {"player_0": s0, "player_1": s1}, "plies": plies, **extra}
+        self.infos["player_1"] = {"scores": {"player_0": s0, "player_1": s1}, "plies": plies, **extra}
         if player < 0:
             r0, r1 = state.returns()
             self.rewards["player_0"] = r0

@@ -143,12 +143,21 @@ def test_malformed_state_payload(payload, pattern):
         make_game("kalah-v0").state_from_json(payload)
 
 
-def test_malformed_setup_payload():
+@pytest.mark.parametrize(
+    "rows, to_move, phase, setup_index, pattern",
+    [
+        ([[1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 3]], 0, "setup", 1, "holes not yet set must be empty"),
+        ([[1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0]], 1, "setup", 1, "the chooser, player 0, is to move"),
+        ([[9, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0]], 0, "setup", 1, "at most max_setup_seeds=8 seeds, got 9"),
+        ([[0] * 6, [0] * 6], 1, "choose_side", 12, "at least one seed"),
+        ([[1] * 6, [1] * 6], 0, "choose_side", 12, "player 1 is to move"),
+    ],
+)
+def test_malformed_setup_payload(rows, to_move, phase, setup_index, pattern):
     game = make_game("kalah-chosen-start-v0")
-    with pytest.raises(InvalidStateError, match="holes not yet set must be empty"):
+    with pytest.raises(InvalidStateError, match=pattern):
         game.state_from_json(
-            {"pits": [[1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 3]], "stores": [0, 0], "to_move": 0,
-             "phase": "setup", "setup_index": 1}
+            {"pits": rows, "stores": [0, 0], "to_move": to_move, "phase": phase, "setup_index": setup_index}
         )
 
 

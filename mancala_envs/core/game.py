@@ -97,6 +97,10 @@ class Game:
     def _render_text(self, state: "State") -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def info(self, state: "State") -> dict[str, Any]:
+        """Game-specific entries for the env's ``infos`` (e.g. a komi-adjusted margin)."""
+        return {}
+
     def observation_bounds(self) -> tuple[float, float]:  # pragma: no cover - abstract
         """The (low, high) bound of every entry of the observation tensor."""
         raise NotImplementedError

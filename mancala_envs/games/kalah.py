@@ -84,7 +84,12 @@ Decisions the rule texts leave open, settled here:
 * ``leftover="discard"`` keeps the uncaptured seeds visible in the final position instead
   of deleting them, so the seed count on the board and in the stores is always conserved.
 * A chosen-start setup that leaves the first mover without seeds is legal; the game then
-  ends at once under the ``end`` rule.
+  ends at once under the ``end`` rule. The side choice counts as a move for
+  ``end="side_empty"``: a setup with an empty row ends the game right after it.
+* In a finished game ``to_json()["to_move"]`` still names the player who would have moved
+  next (e.g. the mover who had just earned an extra turn); ``current_player`` is -1.
+* Notation is read leniently: case does not matter, ``"3R"`` is accepted in the one-way
+  game, and during the setup a bare count (``"4"``) sets the next hole.
 
 Options
 -------
@@ -581,8 +586,19 @@ class KalahGame(Game):
                 raise InvalidStateError(
                     f"{owner}: in the setup phase the stores and the holes not yet set must be empty"
                 )
-        if phase == PHASE_CHOOSE_SIDE and (to_move != 1 or any(stores)):
-            raise InvalidStateError(f"{owner}: in the side choice player 1 is to move and the stores are empty")
+            if to_move != 0:
+                raise InvalidStateError(f"{owner}: in the setup phase the chooser, player 0, is to move")
+        if phase == PHASE_CHOOSE_SIDE:
+            if to_move != 1 or any(stores):
+                raise InvalidStateError(f"{owner}: in the side choice player 1 is to move and the stores are empty")
+            if not any(row0 + row1):
+                raise InvalidStateError(f"{owner}: a setup must place at least one seed")
+        if phase != PHASE_PLAY:
+            top = self.options["max_setup_seeds"]
+            if max(row0 + row1) > top:
+                raise InvalidStateError(
+                    f"{owner}: a setup hole holds at most max_setup_seeds={top} seeds, got {max(row0 + row1)}"
+                )
         array = np.zeros(self.state_size, dtype=np.int32)
         array[0:n] = row0
         array[n] = stores[0]
