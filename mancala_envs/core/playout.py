@@ -6,8 +6,9 @@ finished and truncated, the longest and shortest game, wins per player and draws
 nothing of any rules: it only calls the game's ``Kernel`` (see ``mancala_envs.core.game``),
 so it works for every id that ``mancala_envs.list_envs()`` returns, now and later. The
 kernel's jitted functions are handed as arguments to one jitted loop, so a whole batch of
-games runs without returning to Python; numba compiles the loop once per kernel (the Kalah
-ids share one kernel, hence one compilation) and caches it on disk.
+games runs without returning to Python; numba compiles the loop once per kernel and process
+(the Kalah ids share one kernel, hence one compilation, a second or two). Time a warm call
+when benchmarking.
 
 Randomness
 ----------
@@ -16,7 +17,9 @@ Randomness
 * The kernel's ``init(state, params, rng)`` gets one ``numpy.random.Generator`` made from
   ``seed`` in Python (numba cannot create a Generator), shared by all games of the call.
 
-Same ``game``, ``n_games`` and ``seed`` give the same totals, on any machine.
+Same ``game``, ``n_games`` and ``seed`` give the same games and totals, on any machine, with
+or without ``check_invariants`` (checking draws no random numbers). The mask handed to
+``legal_mask`` is ``int8``, as the contract says.
 
 Truncation
 ----------
@@ -135,7 +138,10 @@ def _state_changed(state, snapshot):
     return False
 
 
-@njit(cache=True)
+# Not cache=True: the kernel functions arrive as arguments, and numba keys their types by
+# the function objects of this process, so an on-disk cache would never hit and would only
+# grow by one entry per process. Compiling the loop takes a second or two per kernel.
+@njit
 def _playout_loop(
     init,
     legal_mask,
@@ -157,7 +163,7 @@ def _playout_loop(
 ):
     state = np.zeros(state_size, np.int32)
     snapshot = np.zeros(state_size, np.int32)
-    mask = np.zeros(num_actions, np.uint8)
+    mask = np.zeros(num_actions, np.int8)  # the contract's mask dtype
     ret = np.zeros(2, np.float64)
     s = np.uint64(seed)
     keep_lengths = lengths.shape[0] > 0
@@ -334,8 +340,8 @@ class PlayoutTotals:
     draws: int
     max_plies: int | None
     checked: bool
-    seconds: float  # wall time of the call (compilation included on a first call)
-    violation: Violation | None = None
+    seconds: float = field(compare=False)  # wall time of the call (compilation included on a first call)
+    violation: Violation | None = field(default=None)
     lengths: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property

@@ -277,12 +277,44 @@ def settle(state, params):
 
 @njit(cache=True)
 def legal_mask(state, params, mask):
+    """The play phase only: the kernel of every game without a chosen-start setup.
+
+    The setup phases live in ``legal_mask_chosen_start``: when their code sat in this
+    function, even unexecuted, LLVM compiled the play path about 2.5x slower.
+    """
     n = params[P_PITS]
     head = 2 * n + 2
-    mask[:] = 0
     if state[head + H_DONE]:
+        mask[:] = 0
         return 0
+    # one pass over the mover's row, no separate clear
+    base = state[head + H_TO_MOVE] * (n + 1)
+    min_sow = params[P_MIN_SOW]
+    count = 0
+    for i in range(n):
+        playable = 1 if state[base + i] >= min_sow else 0
+        mask[i] = playable
+        count += playable
+    width = n
+    if params[P_DIRECTIONS] == 2:
+        for i in range(n):
+            mask[n + i] = mask[i]
+        count *= 2
+        width = 2 * n
+    for a in range(width, mask.shape[0]):
+        mask[a] = 0
+    return count
+
+
+@njit(cache=True)
+def legal_mask_chosen_start(state, params, mask):
+    """Every phase: the setup, the side choice, then play."""
+    n = params[P_PITS]
+    head = 2 * n + 2
     phase = state[head + H_PHASE]
+    if phase == PHASE_PLAY or state[head + H_DONE]:
+        return legal_mask(state, params, mask)
+    mask[:] = 0
     if phase == PHASE_SETUP:
         lowest = 0
         if state[head + H_SETUP_INDEX] == 2 * n - 1:
@@ -295,19 +327,9 @@ def legal_mask(state, params, mask):
         for a in range(lowest, top + 1):
             mask[a] = 1
         return top + 1 - lowest
-    if phase == PHASE_CHOOSE_SIDE:
-        for a in range(4):
-            mask[a] = 1
-        return 4
-    base = state[head + H_TO_MOVE] * (n + 1)
-    min_sow = params[P_MIN_SOW]
-    count = 0
-    for i in range(n):
-        if state[base + i] >= min_sow:
-            for d in range(params[P_DIRECTIONS]):
-                mask[d * n + i] = 1
-                count += 1
-    return count
+    for a in range(4):  # PHASE_CHOOSE_SIDE
+        mask[a] = 1
+    return 4
 
 
 @njit(cache=True)
@@ -359,26 +381,26 @@ def apply(state, params, action):
     skip_origin = params[P_SKIP_ORIGIN] != 0
     seeds = state[origin]
     state[origin] = 0
+    skipped = origin if skip_origin else -1
     pos = origin
-    while seeds > 0:
-        if clockwise:
-            pos -= 1
-            if pos < 0:
-                pos = ring - 1
-        else:
-            pos += 1
-            if pos == ring:
-                pos = 0
-        if pos == opponent_store or (pos == origin and skip_origin):
-            continue
-        state[pos] += 1
-        seeds -= 1
+    if clockwise:
+        while seeds > 0:
+            pos = pos - 1 if pos > 0 else ring - 1
+            if pos != opponent_store and pos != skipped:
+                state[pos] += 1
+                seeds -= 1
+    else:
+        while seeds > 0:
+            pos = pos + 1 if pos < ring - 1 else 0
+            if pos != opponent_store and pos != skipped:
+                state[pos] += 1
+                seeds -= 1
 
     next_player = 1 - player
     if pos == own_store:
         if params[P_EXTRA_TURN]:
             next_player = player
-    elif params[P_CAPTURE] and state[pos] == 1 and pos // (n + 1) == player:
+    elif params[P_CAPTURE] and state[pos] == 1 and own_store - n <= pos < own_store:
         opposite = 2 * n - pos
         if state[opposite] > 0 or not params[P_NEEDS_OPPOSITE]:
             state[own_store] += state[opposite] + 1
@@ -443,13 +465,14 @@ def plies(state, params):
 
 
 KERNEL = Kernel(init, legal_mask, apply, current_player, scores, returns, observe, plies)
+KERNEL_CHOSEN_START = KERNEL._replace(legal_mask=legal_mask_chosen_start)
 
 
 # -- the rules object -----------------------------------------------------------------------
 class KalahGame(Game):
     """Kalah family (Pratt's Basic, Egyptian, bidirectional and chosen-start Mancala)."""
 
-    kernel = KERNEL
+    kernel = KERNEL  # KERNEL_CHOSEN_START when chosen_start=True (see __init__)
     family = "kalah"
     OPTIONS = (
         Option("pits", 6, "int", "holes per side", low=1, high=16),
@@ -483,6 +506,11 @@ class KalahGame(Game):
         Option("max_setup_seeds", 8, "int", "most seeds per hole in the chosen-start setup", low=1, high=24),
         Option("max_plies", 1000, "int", MAX_PLIES_OPTION_DOC, low=1, high=10**6, allow_none=True),
     )
+
+    def __init__(self, env_id=None, preset=None, **options):
+        super().__init__(env_id, preset, **options)
+        if self.options["chosen_start"]:
+            self.kernel = KERNEL_CHOSEN_START
 
     def _params(self) -> np.ndarray:
         o = self.options

@@ -1,0 +1,486 @@
+#!/usr/bin/env python
+"""Throughput benchmarks of mancala-envs against its peers. See benchmarks/README.md.
+
+    python benchmarks/run.py [--quick] [--out FILE]
+
+Figures (each measured several times after a warm-up; the reported value is the median):
+
+  kernel        random playouts of kalah-v0 (Kalah(6,4)) through the numba kernel,
+                one core (``mancala_envs.core.playout.random_playouts``), moves/s
+  kernel_by_id  the same for every registered id
+  aec           the standard PettingZoo AEC loop on ``mancala_envs.make("kalah-v0")``, steps/s
+  tictactoe     the same loop on PettingZoo's ``tictactoe_v3.env()``, steps/s (the peer)
+  openspiel     OpenSpiel's ``mancala`` through its Python API, moves/s (the peer)
+  state_api     our ``State`` API in a plain Python loop (new_state/legal_actions/apply),
+                moves/s: the like-for-like of the OpenSpiel loop
+
+Prints a table and writes JSON (to a temporary name, then ``os.replace``). Timings are never
+asserted; the exit code is 1 only when a figure failed with an error (an optional peer that
+is not installed is recorded as "not installed").
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+import traceback
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run from a checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+DEFAULT_OUT = ROOT / "benchmarks" / "results" / "latest.json"
+SCHEMA_VERSION = 1
+
+# Targets from the issue. Reported, never asserted.
+TARGETS = {
+    "kernel_moves_per_s": {
+        "value": 10_000_000.0,
+        "text": "kernel random playouts of Kalah(6,4) >= 10 M moves/s on one core",
+    },
+    "aec_vs_tictactoe": {
+        "value": 3.0,
+        "text": "AEC env steps/s >= 3x PettingZoo tictactoe_v3 steps/s (same loop)",
+    },
+}
+
+# (repeats, seconds per repeat) for each kind of figure
+MODES = {
+    "quick": {"kernel": (3, 0.4), "kernel_by_id": (1, 0.3), "python_loop": (3, 0.5)},
+    "full": {"kernel": (5, 3.0), "kernel_by_id": (3, 1.5), "python_loop": (5, 3.0)},
+}
+
+KERNEL_ID = "kalah-v0"
+
+
+# -- helpers --------------------------------------------------------------------------------
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _cpu_model() -> str | None:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def machine_info() -> dict[str, Any]:
+    import numba
+
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        usable = os.cpu_count()
+    return {
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu_model": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "cpus_usable": usable,
+        "numba": numba.__version__,
+        "numba_threads": numba.get_num_threads(),
+        "numpy": np.__version__,
+        "pettingzoo": _version("pettingzoo"),
+        "open_spiel": _version("open_spiel"),
+        "pygame": _version("pygame"),
+        "mancala_envs": _version("mancala-envs"),
+    }
+
+
+def _summary(rates: list[float], unit: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "status": "ok",
+        "unit": unit,
+        "value": statistics.median(rates),
+        "best": max(rates),
+        "worst": min(rates),
+        "samples": rates,
+        **extra,
+    }
+
+
+def _not_installed(what: str, exc: BaseException) -> dict[str, Any]:
+    return {"status": "not installed", "detail": f"{what}: {type(exc).__name__}: {exc}"}
+
+
+def _failed(exc: BaseException) -> dict[str, Any]:
+    return {"status": "error", "detail": "".join(traceback.format_exception_only(type(exc), exc)).strip()}
+
+
+# -- (a), (b): the kernel ---------------------------------------------------------------------
+def bench_kernel(env_id: str, repeats: int, seconds: float, seed: int = 12345) -> dict[str, Any]:
+    """Random playouts inside numba, one core. Compilation is excluded by a warm-up call."""
+    import mancala_envs
+    from mancala_envs.core.playout import random_playouts
+
+    game = mancala_envs.make_game(env_id)
+    warm = random_playouts(game, 50, seed)  # compiles the loop for this kernel
+    compile_seconds = warm.seconds
+    probe = random_playouts(game, 2000, seed + 1)
+    games_per_s = probe.games / max(probe.seconds, 1e-9)
+    n_games = max(200, int(games_per_s * seconds))
+    rates, moves, spent = [], 0, 0.0
+    for r in range(repeats):
+        totals = random_playouts(game, n_games, seed + 2 + r)
+        rates.append(totals.moves / totals.seconds)
+        moves += totals.moves
+        spent += totals.seconds
+    return _summary(
+        rates,
+        "moves/s",
+        games_per_repeat=n_games,
+        moves=moves,
+        seconds=spent,
+        mean_game_length=moves / (n_games * repeats),
+        first_call_seconds=compile_seconds,
+    )
+
+
+# -- (c), (d), (e), (f): Python-level loops ----------------------------------------------------
+def _repeat_loop(run_for: Callable[[float], tuple[int, int, float]], repeats: int, seconds: float):
+    """``run_for(budget)`` -> (count, games, elapsed); count is what ``unit`` counts."""
+    run_for(min(0.2, seconds))  # warm-up: imports, kernel loading, first compilations
+    rates, counts, games, spent = [], 0, 0, 0.0
+    for _ in range(repeats):
+        count, n, elapsed = run_for(seconds)
+        rates.append(count / elapsed)
+        counts += count
+        games += n
+        spent += elapsed
+    return rates, counts, games, spent
+
+
+def aec_loop(env, budget: float, seed0: int = 0) -> tuple[int, int, int, float]:
+    """The standard PettingZoo AEC loop until ``budget`` seconds pass (whole games).
+
+    Returns (env.step calls, moves with an action, games, seconds).
+    """
+    rng = np.random.default_rng(seed0)
+    steps = moves = games = 0
+    start = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < budget:
+        env.reset(seed=seed0 + games)
+        for agent in env.agent_iter():
+            obs, reward, termination, truncation, info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+                moves += 1
+            env.step(action)
+            steps += 1
+        games += 1
+        elapsed = time.perf_counter() - start
+    return steps, moves, games, elapsed
+
+
+def bench_aec(make_env: Callable[[], Any], repeats: int, seconds: float) -> dict[str, Any]:
+    env = make_env()
+    moves_seen = []
+
+    def run_for(budget: float):
+        steps, moves, games, elapsed = aec_loop(env, budget)
+        moves_seen.append((moves, elapsed))
+        return steps, games, elapsed
+
+    rates, steps, games, spent = _repeat_loop(run_for, repeats, seconds)
+    move_rates = [m / e for m, e in moves_seen[1:]]  # skip the warm-up
+    return _summary(
+        rates,
+        "steps/s",
+        steps=steps,
+        games=games,
+        seconds=spent,
+        moves_per_s=statistics.median(move_rates),
+        steps_per_game=steps / max(games, 1),
+    )
+
+
+def bench_openspiel(repeats: int, seconds: float) -> dict[str, Any]:
+    try:
+        import pyspiel
+    except ImportError as exc:
+        return _not_installed("open_spiel (pyspiel)", exc)
+    game = pyspiel.load_game("mancala")
+    rng = np.random.default_rng(0)
+
+    def run_for(budget: float):
+        moves = games = 0
+        start = time.perf_counter()
+        elapsed = 0.0
+        while elapsed < budget:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():  # none in mancala; kept so the loop is general
+                    outcomes, probs = zip(*state.chance_outcomes())
+                    state.apply_action(int(rng.choice(outcomes, p=probs)))
+                    continue
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.integers(len(legal))])
+                moves += 1
+            games += 1
+            elapsed = time.perf_counter() - start
+        return moves, games, elapsed
+
+    rates, moves, games, spent = _repeat_loop(run_for, repeats, seconds)
+    return _summary(
+        rates,
+        "moves/s",
+        moves=moves,
+        games=games,
+        seconds=spent,
+        mean_game_length=moves / max(games, 1),
+        game=str(game),
+    )
+
+
+def bench_state_api(env_id: str, repeats: int, seconds: float) -> dict[str, Any]:
+    import mancala_envs
+
+    game = mancala_envs.make_game(env_id)
+    rng = np.random.default_rng(0)
+    cap = game.max_plies
+
+    def run_for(budget: float):
+        moves = games = 0
+        start = time.perf_counter()
+        elapsed = 0.0
+        while elapsed < budget:
+            state = game.new_state(games)
+            while not state.is_terminal() and (cap is None or state.plies < cap):
+                legal = state.legal_actions()
+                state.apply(legal[rng.integers(len(legal))])
+                moves += 1
+            games += 1
+            elapsed = time.perf_counter() - start
+        return moves, games, elapsed
+
+    rates, moves, games, spent = _repeat_loop(run_for, repeats, seconds)
+    return _summary(rates, "moves/s", moves=moves, games=games, seconds=spent)
+
+
+def _tictactoe_env():
+    from pettingzoo.classic import tictactoe_v3
+
+    return tictactoe_v3.env()
+
+
+# -- the run ----------------------------------------------------------------------------------
+def _guard(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    try:
+        return fn()
+    except Exception as exc:  # recorded, reported, and turned into exit code 1
+        return _failed(exc)
+
+
+def _ratio(a: dict[str, Any], b: dict[str, Any], key_a: str = "value", key_b: str = "value") -> float | None:
+    if a.get("status") != "ok" or b.get("status") != "ok":
+        return None
+    return a[key_a] / b[key_b]
+
+
+def run(mode: str) -> dict[str, Any]:
+    import numba
+
+    import mancala_envs
+
+    numba.set_num_threads(1)
+    plan = MODES[mode]
+    started = time.perf_counter()
+    figures: dict[str, Any] = {}
+
+    k_rep, k_sec = plan["kernel"]
+    figures["kernel"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_kernel(KERNEL_ID, k_rep, k_sec)})
+
+    b_rep, b_sec = plan["kernel_by_id"]
+    figures["kernel_by_id"] = {env_id: _guard(lambda e=env_id: bench_kernel(e, b_rep, b_sec)) for env_id in mancala_envs.list_envs()}
+
+    p_rep, p_sec = plan["python_loop"]
+    figures["aec"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_aec(lambda: mancala_envs.make(KERNEL_ID), p_rep, p_sec)})
+
+    def tictactoe():
+        try:
+            _tictactoe_env()
+        except ImportError as exc:  # pettingzoo[classic] needs pygame
+            return _not_installed("pettingzoo.classic.tictactoe_v3 (needs pygame)", exc)
+        return {"env": "tictactoe_v3", **bench_aec(_tictactoe_env, p_rep, p_sec)}
+
+    figures["tictactoe"] = _guard(tictactoe)
+    figures["openspiel"] = _guard(lambda: bench_openspiel(p_rep, p_sec))
+    figures["state_api"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_state_api(KERNEL_ID, p_rep, p_sec)})
+
+    ratios = {
+        "kernel_vs_openspiel_moves": _ratio(figures["kernel"], figures["openspiel"]),
+        "aec_vs_tictactoe_steps": _ratio(figures["aec"], figures["tictactoe"]),
+        "aec_vs_openspiel_moves": _ratio(figures["aec"], figures["openspiel"], key_a="moves_per_s"),
+        "state_api_vs_openspiel_moves": _ratio(figures["state_api"], figures["openspiel"]),
+    }
+    kernel_value = figures["kernel"].get("value") if figures["kernel"].get("status") == "ok" else None
+    targets = {
+        "kernel_moves_per_s": {
+            **TARGETS["kernel_moves_per_s"],
+            "measured": kernel_value,
+            "met": None if kernel_value is None else kernel_value >= TARGETS["kernel_moves_per_s"]["value"],
+        },
+        "aec_vs_tictactoe": {
+            **TARGETS["aec_vs_tictactoe"],
+            "measured": ratios["aec_vs_tictactoe_steps"],
+            "met": None
+            if ratios["aec_vs_tictactoe_steps"] is None
+            else ratios["aec_vs_tictactoe_steps"] >= TARGETS["aec_vs_tictactoe"]["value"],
+        },
+    }
+    return {
+        "schema": SCHEMA_VERSION,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "mode": mode,
+        "plan": {k: {"repeats": r, "seconds_per_repeat": s} for k, (r, s) in plan.items()},
+        "machine": machine_info(),
+        "targets": targets,
+        "figures": figures,
+        "ratios": ratios,
+        "total_seconds": time.perf_counter() - started,
+    }
+
+
+# -- output -----------------------------------------------------------------------------------
+def _fmt_rate(fig: dict[str, Any], key: str = "value") -> str:
+    if fig.get("status") != "ok":
+        return fig.get("status", "?")
+    value = fig[key]
+    if value >= 1e6:
+        return f"{value / 1e6:8.2f} M"
+    if value >= 1e3:
+        return f"{value / 1e3:8.1f} k"
+    return f"{value:8.1f}  "
+
+
+def _fmt_ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}x"
+
+
+def _spread(fig: dict[str, Any]) -> str:
+    if fig.get("status") != "ok":
+        return fig.get("detail", "")
+    return f"(min {_fmt_rate(fig, 'worst').strip()}, max {_fmt_rate(fig, 'best').strip()}, n={len(fig['samples'])})"
+
+
+def render(report: dict[str, Any]) -> str:
+    m = report["machine"]
+    f = report["figures"]
+    lines = [
+        f"mancala-envs benchmarks ({report['mode']})  {report['created']}",
+        f"python {m['python']}, numba {m['numba']} ({m['numba_threads']} thread), numpy {m['numpy']}, "
+        f"pettingzoo {m['pettingzoo']}, open_spiel {m['open_spiel'] or 'not installed'}",
+        f"cpu: {m['cpu_model']}, {m['cpu_count']} cpus ({m['cpus_usable']} usable)",
+        "",
+        f"{'figure':<52} {'median':>10} {'unit':<8} spread",
+        "-" * 108,
+    ]
+
+    def row(name: str, fig: dict[str, Any], key: str = "value", unit: str | None = None):
+        unit = unit or fig.get("unit", "")
+        spread = _spread(fig) if key == "value" else ""
+        lines.append(f"{name:<52} {_fmt_rate(fig, key):>10} {unit:<8} {spread}")
+
+    row(f"(a) kernel random playouts, {KERNEL_ID}, 1 core", f["kernel"])
+    for env_id, fig in f["kernel_by_id"].items():
+        row(f"(b) kernel random playouts, {env_id}", fig)
+    row(f"(c) AEC env loop, make({KERNEL_ID!r})", f["aec"])
+    if f["aec"].get("status") == "ok":
+        row("    same loop, counting moves only", f["aec"], key="moves_per_s", unit="moves/s")
+    row("(d) AEC env loop, pettingzoo tictactoe_v3", f["tictactoe"])
+    row("(e) OpenSpiel mancala, Python API", f["openspiel"])
+    row(f"(f) State API loop, {KERNEL_ID}", f["state_api"])
+    r = report["ratios"]
+    lines += [
+        "",
+        "ratios",
+        f"  kernel vs OpenSpiel (moves/s):          {_fmt_ratio(r['kernel_vs_openspiel_moves'])}",
+        f"  AEC env vs tictactoe_v3 (steps/s):      {_fmt_ratio(r['aec_vs_tictactoe_steps'])}",
+        f"  AEC env vs OpenSpiel (moves/s):         {_fmt_ratio(r['aec_vs_openspiel_moves'])}",
+        f"  State API vs OpenSpiel (moves/s):       {_fmt_ratio(r['state_api_vs_openspiel_moves'])}",
+        "",
+        "targets (from the issue; reported, not asserted)",
+    ]
+    for target in report["targets"].values():
+        met = target["met"]
+        verdict = "not measured" if met is None else ("met" if met else "NOT met")
+        measured = target["measured"]
+        if measured is None:
+            shown = "n/a"
+        elif measured >= 1e3:
+            shown = f"{measured / 1e6:.2f} M"
+        else:
+            shown = f"{measured:.2f}x"
+        lines.append(f"  {target['text']}: measured {shown} -> {verdict}")
+    lines.append("")
+    lines.append(f"total time {report['total_seconds']:.1f} s")
+    return "\n".join(lines)
+
+
+def write_json(report: dict[str, Any], out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(report, fh, indent=2, sort_keys=False)
+            fh.write("\n")
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _errors(report: dict[str, Any]) -> list[str]:
+    found = []
+    for name, fig in report["figures"].items():
+        items = fig.items() if name == "kernel_by_id" else [(name, fig)]
+        for label, one in items:
+            if one.get("status") == "error":
+                found.append(f"{label}: {one.get('detail')}")
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="short run (about 30 s) for smoke tests")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON output (default {DEFAULT_OUT.relative_to(ROOT)})")
+    args = parser.parse_args(argv)
+    report = run("quick" if args.quick else "full")
+    print(render(report))
+    write_json(report, args.out)
+    print(f"wrote {args.out}")
+    errors = _errors(report)
+    for error in errors:
+        print(f"error: {error}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
