@@ -59,8 +59,8 @@ TARGETS = {
 
 # (repeats, seconds per repeat) for each kind of figure
 MODES = {
-    "quick": {"kernel": (3, 0.4), "kernel_by_id": (1, 0.3), "python_loop": (3, 0.5)},
-    "full": {"kernel": (5, 3.0), "kernel_by_id": (3, 1.5), "python_loop": (5, 3.0)},
+    "quick": {"kernel": (3, 0.4), "kernel_by_id": (1, 0.3), "python_loop": (3, 0.5), "aec_by_id": (1, 0.3)},
+    "full": {"kernel": (5, 3.0), "kernel_by_id": (3, 1.5), "python_loop": (5, 3.0), "aec_by_id": (3, 1.0)},
 }
 
 KERNEL_ID = "kalah-v0"
@@ -323,6 +323,12 @@ def run(mode: str) -> dict[str, Any]:
     p_rep, p_sec = plan["python_loop"]
     figures["aec"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_aec(lambda: mancala_envs.make(KERNEL_ID), p_rep, p_sec)})
 
+    e_rep, e_sec = plan["aec_by_id"]
+    figures["aec_by_id"] = {
+        env_id: _guard(lambda e=env_id: bench_aec(lambda: mancala_envs.make(e), e_rep, e_sec))
+        for env_id in mancala_envs.list_envs()
+    }
+
     def tictactoe():
         try:
             _tictactoe_env()
@@ -414,6 +420,8 @@ def render(report: dict[str, Any]) -> str:
     row(f"(c) AEC env loop, make({KERNEL_ID!r})", f["aec"])
     if f["aec"].get("status") == "ok":
         row("    same loop, counting moves only", f["aec"], key="moves_per_s", unit="moves/s")
+    for env_id, fig in f.get("aec_by_id", {}).items():
+        row(f"(c) AEC env loop, {env_id}", fig)
     row("(d) AEC env loop, pettingzoo tictactoe_v3", f["tictactoe"])
     row("(e) OpenSpiel mancala, Python API", f["openspiel"])
     row(f"(f) State API loop, {KERNEL_ID}", f["state_api"])

@@ -20,10 +20,9 @@ For each id:
      original leaves an earlier clone untouched, and both reach the same position;
    * ``plies`` counts the moves, ``returns`` are 0 before the end and sum to 0 at the end,
      observations have the declared shape, dtype and bounds;
-   * conservation, for families with a hook in ``CONSERVATION`` (keyed by
-     ``game.family``): the hook's total is the same at every position of a game where it
-     applies (Kalah: seeds in the holes plus the stores, from the start of play on).
-     Families without a hook skip this check.
+   * conservation: ``game.conserved_total(state)`` is the same at every position of a game
+     where it applies (Kalah: seeds in the holes plus the stores, from the start of play
+     on). Families that conserve nothing return None and skip this check.
 
 Prints one line per id and pass, and exits 1 on any violation (2 on bad arguments).
 """
@@ -47,19 +46,6 @@ import mancala_envs  # noqa: E402
 from mancala_envs.core.errors import IllegalActionError, UnknownEnvError  # noqa: E402
 from mancala_envs.core.playout import random_playouts  # noqa: E402
 
-
-# -- conservation hooks, one per family ------------------------------------------------------
-def _kalah_total(game, payload: dict) -> int | None:
-    """Seeds on the board plus both stores; ``None`` during a chosen-start setup."""
-    if payload.get("phase", "play") != "play":
-        return None  # the chooser is still putting seeds on the board
-    return sum(sum(row) for row in payload["pits"]) + sum(payload["stores"])
-
-
-# family -> hook(game, to_json payload) -> the conserved total, or None where it does not apply
-CONSERVATION: dict[str, Callable[[Any, dict], int | None]] = {
-    "kalah": _kalah_total,
-}
 
 MAX_REPORTED = 10  # violations printed per id
 
@@ -172,11 +158,11 @@ def check_position(game, state, checker: Checker, g: int, ply: int, probe_illega
 def python_pass(game, n_games: int, seed: int) -> tuple[dict[str, Any], Checker]:
     """``n_games`` random games through the State API with every check of the module docstring."""
     checker = Checker(game.env_id)
-    conserve = CONSERVATION.get(game.family)
     seeds = np.random.SeedSequence([seed, 1]).generate_state(n_games, dtype=np.uint32)
     rng = np.random.default_rng([seed, 2])
     cap = game.max_plies
-    totals = {"games": 0, "moves": 0, "finished": 0, "truncated": 0, "longest": 0, "wins": [0, 0], "draws": 0}
+    totals = {"games": 0, "moves": 0, "finished": 0, "truncated": 0, "longest": 0, "wins": [0, 0], "draws": 0,
+              "conserved_checks": 0}
     for g in range(n_games):
         state = game.new_state(int(seeds[g]))
         conserved = None
@@ -184,15 +170,15 @@ def python_pass(game, n_games: int, seed: int) -> tuple[dict[str, Any], Checker]
         probe = g % 10 == 0
         while True:
             legal = check_position(game, state, checker, g, ply, probe)
-            if conserve is not None:
-                total = conserve(game, state.to_json())
-                if total is not None:
-                    if conserved is None:
-                        conserved = total
-                    else:
-                        checker.check(
-                            total == conserved, g, ply, f"conserved total is {total}, was {conserved} earlier in the game"
-                        )
+            total = game.conserved_total(state)
+            if total is not None:
+                totals["conserved_checks"] += 1
+                if conserved is None:
+                    conserved = total
+                else:
+                    checker.check(
+                        total == conserved, g, ply, f"conserved total is {total}, was {conserved} earlier in the game"
+                    )
             if state.current_player < 0:
                 returns = state.returns()
                 totals["finished"] += 1
@@ -245,7 +231,7 @@ def _line(label: str, totals: dict[str, Any], seconds: float) -> str:
 def soak_one(env_id: str, n_games: int, seed: int, sample: int) -> tuple[int, list[str]]:
     """Both passes for one id; prints its lines and returns (violations, messages)."""
     game = mancala_envs.make_game(env_id)
-    print(f"{env_id} ({game.family}; conservation {'checked' if game.family in CONSERVATION else 'no hook'})")
+    print(f"{env_id} ({game.family})")
     messages: list[str] = []
     violations = 0
 
@@ -261,6 +247,8 @@ def soak_one(env_id: str, n_games: int, seed: int, sample: int) -> tuple[int, li
     start = time.perf_counter()
     py_totals, checker = python_pass(game, n_python, seed)
     print(_line("python", py_totals, time.perf_counter() - start), flush=True)
+    checked = py_totals["conserved_checks"]
+    print(f"  conserved total checked at {checked} positions" if checked else "  conserved total: none defined")
     violations += checker.count
     messages += checker.messages
     if checker.count > len(checker.messages):

@@ -297,6 +297,7 @@ def test_benchmark_quick_run(tmp_path):
     figures = report["figures"]
     assert {"kernel", "kernel_by_id", "aec", "tictactoe", "openspiel", "state_api"} <= set(figures)
     assert set(figures["kernel_by_id"]) == set(ENV_IDS)
+    assert set(figures["aec_by_id"]) == set(ENV_IDS)
     for name in ("kernel", "aec", "state_api"):
         assert figures[name]["status"] == "ok", figures[name]
         assert figures[name]["value"] > 0

@@ -97,6 +97,14 @@ class Game:
     def _render_text(self, state: "State") -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def conserved_total(self, state: "State") -> int | None:
+        """The quantity no move may change (stones, cards), or None where none applies.
+
+        Soak and property tests check that it stays the same from one position to the next
+        within a game. A family with nothing conserved keeps this default.
+        """
+        return None
+
     def info(self, state: "State") -> dict[str, Any]:
         """Game-specific entries for the env's ``infos`` (e.g. a komi-adjusted margin)."""
         return {}

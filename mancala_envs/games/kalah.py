@@ -560,6 +560,13 @@ class KalahGame(Game):
     def observation_bounds(self) -> tuple[float, float]:
         return 0.0, float(max(self.total_seeds_bound(), 1))
 
+    def conserved_total(self, state: State) -> int | None:
+        """Seeds in the rows and stores; None while the chooser is still placing them."""
+        n = self.pits
+        if state.array[2 * n + 2 + H_PHASE] == PHASE_SETUP:
+            return None
+        return int(state.array[: 2 * n + 2].sum())
+
     # -- JSON ---------------------------------------------------------------------------
     def _state_to_json(self, array: np.ndarray) -> dict:
         n = self.pits
@@ -778,3 +785,40 @@ class KalahGame(Game):
             status += f"; last move: player_{int(a[head + H_LAST_PLAYER])} played {self._play_move_name(last)}"
         lines.append(f"{self.env_id} ply {int(a[head + H_PLIES])}: {status}")
         return "\n".join(lines)
+
+
+def register_ids() -> None:
+    """Register the family's ids: one kernel, five presets."""
+    from ..registry import register_game
+
+    register_game("kalah-v0", KalahGame, "Egyptian Mancala (standard Kalah): captures, extra turns, Pratt's rules")
+    register_game(
+        "kalah-basic-v0",
+        KalahGame,
+        "Pratt's Basic Mancala: no captures, no extra turns, leftover seeds count for nobody",
+        extra_turn=False,
+        capture=False,
+        leftover="discard",
+    )
+    register_game(
+        "kalah-bidirectional-v0",
+        KalahGame,
+        "Pratt's bidirectional Mancala: each move sows either way; single seeds cannot be played",
+        directions=2,
+        min_sow=2,
+    )
+    register_game(
+        "kalah-chosen-start-v0",
+        KalahGame,
+        "Egyptian Mancala after a setup: player_0 fills the holes, player_1 picks side and turn",
+        chosen_start=True,
+    )
+    register_game(
+        "kalah-irving2000-v0",
+        KalahGame,
+        "Kalah as solved by Irving et al. (2000) and played by OpenSpiel: empty captures, ends on an empty row",
+        capture_needs_opposite=False,
+        skip_origin=False,
+        end="side_empty",
+        leftover="owner",
+    )
