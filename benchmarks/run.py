@@ -453,16 +453,9 @@ def render(report: dict[str, Any]) -> str:
 
 
 def write_json(report: dict[str, Any], out: Path) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(report, fh, indent=2, sort_keys=False)
-            fh.write("\n")
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    from mancala_envs.core.files import write_text_atomic
+
+    write_text_atomic(out, json.dumps(report, indent=2, sort_keys=False) + "\n")
 
 
 def _errors(report: dict[str, Any]) -> list[str]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing
 import numpy as np  # noqa: E402
 
 import mancala_envs  # noqa: E402
+from mancala_envs.core.files import write_text_atomic  # noqa: E402
 
 GOLDEN_DIR = ROOT / "tests" / "golden"
 FORMAT_VERSION = 1
@@ -121,18 +121,6 @@ def golden_path(env_id: str) -> Path:
     return GOLDEN_DIR / f"{env_id}.json"
 
 
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ids", nargs="+", metavar="ID", help="ids to regenerate (default: every registered id)")
@@ -152,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             stale.append(env_id)
             print(f"{path.relative_to(ROOT)}: {'missing' if current is None else 'differs'}")
             continue
-        write_atomic(path, text)
+        write_text_atomic(path, text)
         print(f"{path.relative_to(ROOT)}: {'written' if current is None else 'rewritten'}")
     registered = set(mancala_envs.list_envs())
     for path in sorted(GOLDEN_DIR.glob("*.json")):
