@@ -1,0 +1,118 @@
+"""BatchEnv: rows equal scalar kernel runs move for move; the auto-reset contract; bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mancala_envs
+from mancala_envs import IllegalActionError, InvalidOptionError
+from mancala_envs.core.game import State
+from mancala_envs.vector import BatchEnv
+
+ENV_IDS = mancala_envs.list_envs()
+
+
+def scalar_twin(game, seed):
+    """A scalar re-enactment of the batch's dealing: one Generator, new games in slot order."""
+    root = np.random.SeedSequence(seed)
+    deal_seq, _ = root.spawn(2)
+    rng = np.random.default_rng(deal_seq)
+
+    def deal():
+        array = np.zeros(game.state_size, dtype=np.int32)
+        game.kernel.init(array, game.params, rng)
+        return State(game, array)
+
+    return deal
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_rows_equal_scalar_runs_move_for_move(env_id):
+    B = 16
+    batch = BatchEnv(env_id, B, seed=3, max_plies=60)
+    game = batch.game
+    deal = scalar_twin(game, 3)
+    states = [deal() for _ in range(B)]
+    finished = 0
+    for _ in range(400):
+        for i, state in enumerate(states):
+            assert np.array_equal(batch.states[i], state.array), f"slot {i} differs from its scalar twin"
+            assert batch.players[i] == state.current_player
+            np.testing.assert_array_equal(batch.masks[i], state.action_mask())
+            np.testing.assert_array_equal(batch.obs[i], state.observation(state.current_player))
+        actions = batch.sample_actions()
+        for i in range(B):
+            assert states[i].is_legal(int(actions[i]))
+        result = batch.step(actions)
+        for i in range(B):
+            states[i].apply(int(actions[i]))
+            ended_by_rules = states[i].is_terminal()
+            capped = not ended_by_rules and states[i].plies >= 60
+            assert result.terminated[i] == ended_by_rules
+            assert result.truncated[i] == capped
+            if ended_by_rules or capped:
+                finished += 1
+                np.testing.assert_array_equal(result.final_obs[i, 0], states[i].observation(0))
+                np.testing.assert_array_equal(result.final_obs[i, 1], states[i].observation(1))
+                assert result.final_scores[i].tolist() == states[i].scores()
+                expected = states[i].returns() if ended_by_rules else [0.0, 0.0]
+                assert result.rewards[i].tolist() == expected
+            else:
+                assert result.rewards[i].tolist() == [0.0, 0.0]
+        for i in range(B):  # the batch deals the new games in slot order, and so does the twin
+            if result.terminated[i] or result.truncated[i]:
+                states[i] = deal()
+    assert finished > B, "the run should cover many auto-resets"
+
+
+def test_same_seed_same_games_and_different_seed_differs():
+    def run(seed):
+        batch = BatchEnv("kalah-chosen-start-v0", 8, seed=seed)
+        trace = []
+        for _ in range(100):
+            actions = batch.sample_actions()
+            batch.step(actions)
+            trace.append(batch.states.copy())
+        return np.stack(trace)
+
+    assert np.array_equal(run(5), run(5))
+    assert not np.array_equal(run(5), run(6))
+
+
+def test_inactive_games_are_untouched_and_movers_reported():
+    batch = BatchEnv("kalah-v0", 4, seed=0)
+    before = batch.states.copy()
+    active = np.array([True, False, True, False])
+    result = batch.step(batch.sample_actions(), active)
+    assert np.array_equal(batch.states[1], before[1]) and np.array_equal(batch.states[3], before[3])
+    assert not np.array_equal(batch.states[0], before[0])
+    assert result.movers.tolist() == [0, -1, 0, -1]
+
+
+def test_extra_turn_keeps_the_same_player():
+    batch = BatchEnv("kalah-v0", 2, seed=0)
+    result = batch.step(np.array([2, 0]))  # Pratt's hole 4 ends in the store: extra turn
+    assert result.players.tolist() == [0, 1]
+
+
+def test_illegal_action_changes_nothing_and_names_the_game():
+    batch = BatchEnv("kalah-v0", 3, seed=0)
+    batch.step(np.array([2, 2, 2]))  # the three games' hole 4 is now empty, player 0 moves again
+    before = batch.states.copy()
+    with pytest.raises(IllegalActionError, match=r"game 1: action 2 is not legal for player 0; legal actions are \[0, 1, 3, 4, 5\]"):
+        batch.step(np.array([0, 2, 0]))
+    assert np.array_equal(batch.states, before)
+    with pytest.raises(IllegalActionError, match="out of range|not legal"):
+        batch.step(np.array([0, 6, 0]))
+    with pytest.raises(IllegalActionError, match=r"shape \(3,\)"):
+        batch.step(np.array([0, 1]))
+
+
+def test_bad_construction():
+    with pytest.raises(InvalidOptionError, match="num_envs must be a positive integer"):
+        BatchEnv("kalah-v0", 0)
+    with pytest.raises(mancala_envs.UnknownEnvError):
+        BatchEnv("kalah-v9", 2)
+    with pytest.raises(InvalidOptionError, match="pits"):
+        BatchEnv("kalah-v0", 2, pits=0)
