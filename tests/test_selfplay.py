@@ -1,0 +1,171 @@
+"""SelfPlayVecEnv: only learner-side transitions, seats, batched opponents, SB3 training."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mancala_envs
+from training.selfplay import OpponentPool, PolicyOpponent, SelfPlayVecEnv
+
+
+class FirstLegal:
+    """Deterministic agent: the lowest legal action. Counts its calls."""
+
+    name = "first-legal"
+
+    def __init__(self):
+        self.calls = 0
+
+    def act(self, state):
+        self.calls += 1
+        return state.legal_actions()[0]
+
+
+def test_transitions_match_a_hand_played_game():
+    opponent = FirstLegal()
+    env = SelfPlayVecEnv("kalah-v0", 1, opponents=[opponent], seed=0, pits=4, seeds=3)
+    game = mancala_envs.make_game("kalah-v0", pits=4, seeds=3)
+    obs = env.reset()
+    state = game.new_state()  # learner is player_0 in game 0, and Kalah deals nothing
+    np.testing.assert_array_equal(obs[0], state.observation(0))
+    rng = np.random.default_rng(1)
+    while True:
+        mask = env.action_masks()[0]
+        np.testing.assert_array_equal(mask, state.action_mask().astype(bool))
+        action = int(rng.choice(np.flatnonzero(mask)))
+        obs, rewards, dones, infos = env.step(np.array([action]))
+        state.apply(action)
+        while state.current_player == 1:  # the opponent's replies, extra turns included
+            state.apply(state.legal_actions()[0])
+        if state.is_terminal():
+            assert dones[0]
+            assert rewards[0] == state.returns()[0]
+            np.testing.assert_array_equal(infos[0]["terminal_observation"], state.observation(0))
+            result = infos[0]["episode_result"]
+            assert result["learner_seat"] == 0 and result["scores"] == state.scores()
+            assert infos[0]["TimeLimit.truncated"] is False
+            break
+        assert not dones[0] and rewards[0] == 0.0
+        np.testing.assert_array_equal(obs[0], state.observation(0))
+    # the next episode has the learner in the other seat: the opponent has already opened
+    second = game.new_state()
+    while second.current_player == 0:
+        second.apply(second.legal_actions()[0])
+    assert env.seats[0] == 1
+    np.testing.assert_array_equal(obs[0], second.observation(1))
+
+
+def test_extra_turn_stays_with_the_learner_without_asking_the_opponent():
+    opponent = FirstLegal()
+    env = SelfPlayVecEnv("kalah-v0", 2, opponents=[opponent], seed=0)
+    env.reset()
+    calls_after_reset = opponent.calls  # game 1 has the learner second: the opponent opened
+    assert calls_after_reset >= 1
+    obs, rewards, dones, _ = env.step(np.array([2, int(np.flatnonzero(env.action_masks()[1])[0])]))
+    # game 0: Pratt's hole 4 ends in the learner's store, so it is the learner's turn again
+    assert env.batch.players[0] == env.seats[0] == 0
+    assert not dones.any()
+
+
+def test_rewards_and_results_per_seat_add_up():
+    env = SelfPlayVecEnv("kalah-v0", 16, opponents=["random"], seed=4)
+    env.reset()
+    total = 0.0
+    finished = []
+    for _ in range(600):
+        actions = np.array([np.flatnonzero(m)[-1] for m in env.action_masks()])
+        _, rewards, dones, infos = env.step(actions)
+        total += rewards.sum()
+        for i in np.flatnonzero(dones):
+            finished.append(infos[i]["episode_result"])
+            assert rewards[i] == infos[i]["episode_result"]["return"]
+    assert len(finished) > 50
+    seats = {r["learner_seat"] for r in finished}
+    assert seats == {0, 1}
+    wins = sum(r["return"] > 0 for r in finished)
+    losses = sum(r["return"] < 0 for r in finished)
+    assert total == wins - losses
+    by_seat = env.results_by_seat
+    assert sum(by_seat[0]) + sum(by_seat[1]) == len(finished)
+    assert by_seat[0][0] + by_seat[1][0] == wins
+
+
+class CountingPolicy:
+    """A stub snapshot: checks that each call covers every game then waiting on it."""
+
+    def __init__(self):
+        self.batch_sizes = []
+        self.env = None
+
+    def __call__(self, obs, masks, rng):
+        waiting = int((self.env.batch.players != self.env.seats).sum())
+        assert len(obs) == waiting, f"a call covered {len(obs)} games while {waiting} were waiting"
+        self.batch_sizes.append(len(obs))
+        return np.array([np.flatnonzero(m)[0] for m in masks])
+
+
+def test_snapshot_opponents_are_batched():
+    stub = CountingPolicy()
+    env = SelfPlayVecEnv("kalah-v0", 32, opponents=[PolicyOpponent(stub, "stub")], seed=0)
+    stub.env = env
+    env.reset()
+    for _ in range(30):
+        env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
+    moves = sum(stub.batch_sizes)
+    assert max(stub.batch_sizes) >= 16, "the first round covers every game"
+    assert len(stub.batch_sizes) < moves / 4, "calls are per round, not per game"
+
+
+def test_same_seed_same_games_and_opponent_draws():
+    def run(seed):
+        pool = OpponentPool([("random", 1.0), (FirstLegal(), 2.0)])
+        env = SelfPlayVecEnv("kalah-bidirectional-v0", 8, opponents=pool, seed=seed)
+        obs = [env.reset().copy()]
+        draws = [env.assignment.copy()]
+        for _ in range(80):
+            env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
+            obs.append(env.batch.obs.copy())
+            draws.append(env.assignment.copy())
+        return np.stack(obs), np.stack(draws)
+
+    a, b, c = run(7), run(7), run(8)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert not np.array_equal(a[0], c[0])
+
+
+def test_pool_rejects_bad_opponents():
+    with pytest.raises(mancala_envs.InvalidOptionError, match="act\\(state\\)"):
+        OpponentPool([object()])
+    with pytest.raises(mancala_envs.InvalidOptionError, match="weight must be positive"):
+        OpponentPool([("random", 0.0)])
+
+
+@pytest.mark.parametrize("env_id", mancala_envs.list_envs())
+def test_every_id_plays_learner_side_only(env_id):
+    env = SelfPlayVecEnv(env_id, 4, opponents=["random"], seed=1)
+    env.reset()
+    for _ in range(100):
+        assert np.array_equal(env.batch.players, env.seats), "every game must wait on the learner"
+        masks = env.action_masks()
+        assert masks.any(axis=1).all()
+        env.step(np.array([np.flatnonzero(m)[0] for m in masks]))
+
+
+def test_maskable_ppo_trains_with_a_snapshot_opponent():
+    torch = pytest.importorskip("torch")
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from stable_baselines3.common.vec_env import VecCheckNan, VecMonitor
+
+    torch.set_num_threads(1)
+    env = SelfPlayVecEnv("kalah-v0", 8, opponents=["random"], seed=0, pits=4, seeds=3)
+    model = sb3_contrib.MaskablePPO(
+        "MlpPolicy", VecCheckNan(VecMonitor(env), raise_exception=True), n_steps=32, batch_size=64,
+        n_epochs=1, seed=0, verbose=0,
+    )
+    model.learn(total_timesteps=256)
+    env.pool.add(PolicyOpponent.snapshot(model, "snapshot-1"), weight=1.0)
+    model.learn(total_timesteps=256, reset_num_timesteps=False)
+    assert model.num_timesteps >= 512
+    names = {entry.name for entry in env.pool.entries}
+    assert names == {"random", "snapshot-1"}

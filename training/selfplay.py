@@ -1,0 +1,273 @@
+"""Self-play for Stable-Baselines3: the learner plays, the opponents play inside the env.
+
+``SelfPlayVecEnv(env_id, num_envs, opponents=None, seed=None, **options)`` is an SB3
+``VecEnv`` over a ``BatchEnv``. Every transition it returns is the learner's own:
+
+* ``step(actions)`` applies the learner's move in every game, then plays the opponents'
+  moves (extra turns and bonus moves included) until each game is back at the learner's
+  turn or over. The observation is the learner's, the reward is the learner's (+1/-1/0 when
+  the game ends), and a finished game is reset at once with SB3's conventions:
+  ``infos[i]["terminal_observation"]`` (the learner's view of the final position) and
+  ``infos[i]["TimeLimit.truncated"]`` (the game reached ``max_plies``).
+* ``action_masks()`` answers for the whole batch (sb3-contrib's ``MaskablePPO`` calls it
+  through ``env_method("action_masks")``).
+* The learner's seat alternates between episodes in every game (games start on seat
+  ``i % 2``); ``infos[i]["episode_result"]`` reports each finished game: the learner's seat,
+  return, scores (``[mine, theirs]``), plies and the opponent's name.
+* Opponents come from an ``OpponentPool``: each game draws one (by weight) when an
+  episode starts. ``"random"`` plays inside numba; a ``PolicyOpponent`` (a frozen snapshot
+  of a policy, or any batched callable) is called **once per round for all games waiting
+  on it**; an agent (``act(state) -> action``) is called per game.
+* The same seed gives the same games, the same opponent draws and the same opponent moves
+  (policies sample with the env's generator, never torch's).
+
+A game that ends twice before the learner moves again (possible only on degenerate boards
+where the opponent's opening ends the game) reports the first ending to SB3 and counts the
+second in ``infos[i]["skipped_episodes"]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from mancala_envs.core.errors import InvalidOptionError, MancalaError
+from mancala_envs.vector import BatchEnv
+
+
+class PolicyOpponent:
+    """A batched opponent: a frozen policy, or any ``fn(obs, masks, rng) -> actions``.
+
+    ``PolicyOpponent.snapshot(model)`` freezes a copy of an SB3 (Maskable)PPO model's policy.
+    Actions are sampled from the policy's masked distribution with the env's numpy
+    generator (or taken greedily with ``deterministic=True``).
+    """
+
+    def __init__(self, fn: Callable[[np.ndarray, np.ndarray, np.random.Generator], np.ndarray], name: str = "policy"):
+        self.fn = fn
+        self.name = name
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return np.asarray(self.fn(obs, masks, rng), dtype=np.int64)
+
+    @classmethod
+    def snapshot(cls, model: Any, name: str = "snapshot", deterministic: bool = False) -> "PolicyOpponent":
+        import torch
+
+        source = model.policy if hasattr(model, "policy") else model
+        # A fresh policy with copied weights: deepcopy trips over tensors torch will not copy.
+        policy = type(source)(**source._get_constructor_parameters())
+        policy.load_state_dict(source.state_dict())
+        policy.set_training_mode(False)
+
+        def act(obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+            with torch.no_grad():
+                obs_tensor, _ = policy.obs_to_tensor(obs)
+                dist = policy.get_distribution(obs_tensor, action_masks=masks)
+                probs = dist.distribution.probs.cpu().numpy().astype(np.float64)
+            probs *= masks
+            if deterministic:
+                return probs.argmax(axis=1)
+            probs /= probs.sum(axis=1, keepdims=True)
+            cumulative = probs.cumsum(axis=1)
+            draws = rng.random(len(probs))[:, None]
+            actions = (cumulative < draws).sum(axis=1)
+            # guard against rounding at the top end: fall back to the last legal action
+            last_legal = masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)
+            return np.minimum(actions, last_legal)
+
+        return cls(act, name)
+
+
+RANDOM = "random"
+
+
+@dataclass
+class PoolEntry:
+    opponent: Any  # "random", a PolicyOpponent, or an agent with act(state)
+    weight: float
+    name: str
+
+
+class OpponentPool:
+    """Opponents with sampling weights; games draw one per episode."""
+
+    def __init__(self, entries: Iterable[Any] | None = None):
+        self.entries: list[PoolEntry] = []
+        for entry in entries or [RANDOM]:
+            if isinstance(entry, tuple):
+                self.add(*entry)
+            else:
+                self.add(entry)
+
+    def add(self, opponent: Any, weight: float = 1.0, name: str | None = None) -> None:
+        if not (opponent == RANDOM or isinstance(opponent, PolicyOpponent) or callable(getattr(opponent, "act", None))):
+            raise InvalidOptionError(
+                f"an opponent must be 'random', a PolicyOpponent, or an agent with act(state); got {opponent!r}"
+            )
+        if not weight > 0:
+            raise InvalidOptionError(f"an opponent's weight must be positive, got {weight!r}")
+        label = name or (RANDOM if opponent == RANDOM else getattr(opponent, "name", type(opponent).__name__))
+        self.entries.append(PoolEntry(opponent, float(weight), label))
+
+    def remove(self, name: str) -> None:
+        kept = [e for e in self.entries if e.name != name]
+        if not kept:
+            raise InvalidOptionError("the opponent pool cannot become empty")
+        self.entries = kept
+
+    def draw(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        weights = np.array([e.weight for e in self.entries])
+        return rng.choice(len(self.entries), size=size, p=weights / weights.sum())
+
+
+class SelfPlayVecEnv(VecEnv):
+    """SB3 VecEnv in which the learner plays against opponents inside the env (module docstring)."""
+
+    def __init__(
+        self,
+        env_id: str,
+        num_envs: int,
+        opponents: OpponentPool | Sequence[Any] | None = None,
+        seed: int | None = None,
+        **options: Any,
+    ):
+        self.batch = BatchEnv(env_id, num_envs, seed=seed, **options)
+        game = self.batch.game
+        self.game = game
+        self.pool = opponents if isinstance(opponents, OpponentPool) else OpponentPool(opponents)
+        low, high = game.observation_bounds()
+        observation_space = spaces.Box(low, high, (game.observation_size,), np.float32)
+        action_space = spaces.Discrete(game.num_actions)
+        self.render_mode = None
+        super().__init__(num_envs, observation_space, action_space)
+        self._seed = seed
+        self._actions: np.ndarray | None = None
+        self._setup(seed)
+
+    # -- episodes ---------------------------------------------------------------------------------
+    def _setup(self, seed: int | None) -> None:
+        root = np.random.SeedSequence(seed)
+        self.rng = np.random.default_rng(root.spawn(1)[0])
+        self.seats = np.arange(self.num_envs, dtype=np.int64) % 2
+        self.assignment = self.pool.draw(self.rng, self.num_envs)
+        self.results_by_seat = {0: [0, 0, 0], 1: [0, 0, 0]}  # wins, draws, losses of the learner
+
+    def reset(self) -> np.ndarray:
+        seed = self._seeds[0] if self._seeds[0] is not None else self._seed
+        self.batch.reset(seed)
+        self._setup(seed)
+        self._reset_seeds()
+        infos: list[dict] = [{} for _ in range(self.num_envs)]
+        done = np.zeros(self.num_envs, dtype=bool)
+        self._play_opponents(done, np.zeros(self.num_envs), [None] * self.num_envs, infos)
+        self.reset_infos = infos
+        return self.batch.obs.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+
+    def step_wait(self):
+        if self._actions is None:
+            raise MancalaError("step_wait() called without step_async()")
+        actions, self._actions = self._actions, None
+        n = self.num_envs
+        done = np.zeros(n, dtype=bool)
+        rewards = np.zeros(n, dtype=np.float32)
+        terminal_obs: list[np.ndarray | None] = [None] * n
+        infos: list[dict] = [{} for _ in range(n)]
+        result = self.batch.step(actions)
+        self._collect(result, np.ones(n, dtype=bool), done, rewards, terminal_obs, infos)
+        self._play_opponents(done, rewards, terminal_obs, infos)
+        for i in np.flatnonzero(done):
+            infos[i]["terminal_observation"] = terminal_obs[i]
+        return self.batch.obs.copy(), rewards, done, infos
+
+    def _collect(self, result, active, done, rewards, terminal_obs, infos) -> None:
+        """Record the learner's outcome of every game that just ended; start its next episode."""
+        ended = np.flatnonzero(active & (result.terminated | result.truncated))
+        for i in ended:
+            seat = int(self.seats[i])
+            if done[i]:
+                infos[i]["skipped_episodes"] = infos[i].get("skipped_episodes", 0) + 1
+            else:
+                done[i] = True
+                reward = float(result.rewards[i, seat])
+                rewards[i] = reward
+                terminal_obs[i] = result.final_obs[i, seat].copy()
+                truncated = bool(result.truncated[i])
+                infos[i]["TimeLimit.truncated"] = truncated
+                scores = result.final_scores[i]
+                infos[i]["episode_result"] = {
+                    "learner_seat": seat,
+                    "return": reward,
+                    "scores": [float(scores[seat]), float(scores[1 - seat])],
+                    "truncated": truncated,
+                    "opponent": self.pool.entries[self.assignment[i]].name,
+                }
+                if not truncated:
+                    outcome = 0 if reward > 0 else (1 if reward == 0 else 2)
+                    self.results_by_seat[seat][outcome] += 1
+            self.seats[i] = 1 - self.seats[i]
+            self.assignment[i] = self.pool.draw(self.rng, 1)[0]
+
+    def _play_opponents(self, done, rewards, terminal_obs, infos) -> None:
+        """Opponent moves, batched per opponent, until every game is at the learner's turn."""
+        batch = self.batch
+        while True:
+            waiting = batch.players != self.seats
+            if not waiting.any():
+                return
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            random_actions = None
+            for k, entry in enumerate(self.pool.entries):
+                rows = np.flatnonzero(waiting & (self.assignment == k))
+                if rows.size == 0:
+                    continue
+                opponent = entry.opponent
+                if opponent == RANDOM:
+                    if random_actions is None:
+                        random_actions = batch.sample_actions()
+                    actions[rows] = random_actions[rows]
+                elif isinstance(opponent, PolicyOpponent):
+                    masks = batch.masks[rows].astype(bool)
+                    actions[rows] = opponent(batch.obs[rows], masks, self.rng)
+                else:
+                    for i in rows:
+                        actions[i] = int(opponent.act(batch.state(int(i))))
+            result = batch.step(actions, waiting)
+            self._collect(result, waiting, done, rewards, terminal_obs, infos)
+
+    # -- the learner's masks ------------------------------------------------------------------------
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, num_actions) bool: the learner's legal actions in every game."""
+        return self.batch.masks.astype(bool)
+
+    # -- VecEnv plumbing ------------------------------------------------------------------------------
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        value = getattr(self, attr_name)  # AttributeError if absent, as SB3 expects
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in self._get_indices(indices)]
+        method = getattr(self, method_name)
+        return [method(*method_args, **method_kwargs) for _ in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        self._seeds = [seed for _ in range(self.num_envs)]
+        return self._seeds
