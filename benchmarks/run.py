@@ -55,12 +55,22 @@ TARGETS = {
         "value": 3.0,
         "text": "AEC env steps/s >= 3x PettingZoo tictactoe_v3 steps/s (same loop)",
     },
+    "batch_vs_openspiel": {
+        "value": 20.0,
+        "text": "BatchEnv random play at B=1024 on 2 cores >= 20x OpenSpiel's mancala pyspiel loop (moves/s)",
+    },
+    "ppo_vs_trivial": {
+        "value": 0.8,
+        "text": "MaskablePPO steps/s on SelfPlayVecEnv (snapshot opponent) >= 0.8x on a trivial masked env",
+    },
 }
 
 # (repeats, seconds per repeat) for each kind of figure
 MODES = {
-    "quick": {"kernel": (3, 0.4), "kernel_by_id": (1, 0.3), "python_loop": (3, 0.5), "aec_by_id": (1, 0.3)},
-    "full": {"kernel": (5, 3.0), "kernel_by_id": (3, 1.5), "python_loop": (5, 3.0), "aec_by_id": (3, 1.0)},
+    "quick": {"kernel": (3, 0.4), "kernel_by_id": (1, 0.3), "python_loop": (3, 0.5), "aec_by_id": (1, 0.3),
+              "batch": (3, 0.5), "batch_by_id": (1, 0.3), "ppo": (16, 4096)},
+    "full": {"kernel": (5, 3.0), "kernel_by_id": (3, 1.5), "python_loop": (5, 3.0), "aec_by_id": (3, 1.0),
+             "batch": (5, 2.0), "batch_by_id": (3, 1.0), "ppo": (32, 32768)},
 }
 
 KERNEL_ID = "kalah-v0"
@@ -157,6 +167,127 @@ def bench_kernel(env_id: str, repeats: int, seconds: float, seed: int = 12345) -
         mean_game_length=moves / (n_games * repeats),
         first_call_seconds=compile_seconds,
     )
+
+
+# -- (g), (h): the batched engine and self-play training -----------------------------------
+BATCH_SIZE = 1024
+
+
+def bench_batch(env_id: str, repeats: int, seconds: float) -> dict[str, Any]:
+    """BatchEnv random play: game steps per second at B = 1024, on every core numba uses."""
+    import numba
+
+    from mancala_envs.vector import BatchEnv
+
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    try:
+        start = time.perf_counter()
+        batch = BatchEnv(env_id, BATCH_SIZE, seed=0)
+        batch.step(batch.sample_actions())  # compiles
+        compile_seconds = time.perf_counter() - start
+
+        def run_for(budget: float):
+            steps = 0
+            t0 = time.perf_counter()
+            elapsed = 0.0
+            while elapsed < budget:
+                for _ in range(20):
+                    batch.step(batch.sample_actions())
+                steps += 20 * BATCH_SIZE
+                elapsed = time.perf_counter() - t0
+            return steps, int(batch.episodes.sum()), elapsed
+
+        rates, steps, games, spent = _repeat_loop(run_for, repeats, seconds)
+    finally:
+        numba.set_num_threads(1)
+    return _summary(rates, "steps/s", batch_size=BATCH_SIZE, threads=numba.config.NUMBA_NUM_THREADS,
+                    steps=steps, seconds=spent, first_call_seconds=compile_seconds)
+
+
+class _TrivialMaskedVecEnv:
+    """The cost floor of a masked VecEnv: no game logic, fixed-length episodes (built lazily)."""
+
+    @staticmethod
+    def build(num_envs: int, obs_size: int, num_actions: int, episode_length: int):
+        from gymnasium import spaces
+        from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+        class TrivialMaskedVecEnv(VecEnv):
+            def __init__(self):
+                self.render_mode = None
+                super().__init__(num_envs, spaces.Box(0, 1, (obs_size,), np.float32), spaces.Discrete(num_actions))
+                self.t = np.zeros(num_envs, dtype=np.int64)
+                self.masks = np.ones((num_envs, num_actions), dtype=bool)
+                self.obs = np.zeros((num_envs, obs_size), dtype=np.float32)
+
+            def reset(self):
+                self.t[:] = np.arange(num_envs) % episode_length
+                return self.obs.copy()
+
+            def step_async(self, actions):
+                self.actions = actions
+
+            def step_wait(self):
+                self.t += 1
+                done = self.t >= episode_length
+                rewards = np.where(done, 1.0, 0.0).astype(np.float32)
+                infos = [{"terminal_observation": self.obs[i].copy()} if done[i] else {} for i in range(num_envs)]
+                self.t[done] = 0
+                return self.obs.copy(), rewards, done, infos
+
+            def action_masks(self):
+                return self.masks
+
+            def close(self):
+                pass
+
+            def get_attr(self, name, indices=None):
+                return [getattr(self, name)] * num_envs
+
+            def set_attr(self, name, value, indices=None):
+                setattr(self, name, value)
+
+            def env_method(self, name, *args, indices=None, **kwargs):
+                return [getattr(self, name)(*args, **kwargs)[i] for i in range(num_envs)]
+
+            def env_is_wrapped(self, wrapper_class, indices=None):
+                return [False] * num_envs
+
+        return TrivialMaskedVecEnv()
+
+
+def bench_ppo_selfplay(num_envs: int, timesteps: int) -> dict[str, Any]:
+    """MaskablePPO steps/s on SelfPlayVecEnv (kalah-v0, snapshot opponent) vs a no-logic env."""
+    try:
+        import torch
+        from sb3_contrib import MaskablePPO
+    except ImportError as exc:
+        return _not_installed("torch / sb3-contrib (the train extra)", exc)
+    from training.selfplay import PolicyOpponent, SelfPlayVecEnv
+
+    torch.set_num_threads(1)
+    settings = dict(n_steps=128, batch_size=256, n_epochs=4, seed=0, verbose=0,
+                    policy_kwargs=dict(net_arch=[64, 64]))
+    env = SelfPlayVecEnv(KERNEL_ID, num_envs, opponents=["random"], seed=0)
+    model = MaskablePPO("MlpPolicy", env, **settings)
+    env.pool.entries.clear()
+    env.pool.add(PolicyOpponent.snapshot(model, "snapshot"))
+    env.reset()
+    model.learn(total_timesteps=num_envs * settings["n_steps"])  # warm-up: compiles, allocates
+    start = time.perf_counter()
+    model.learn(total_timesteps=timesteps, reset_num_timesteps=False)
+    ours = timesteps / (time.perf_counter() - start)
+
+    game = env.game
+    trivial = _TrivialMaskedVecEnv.build(num_envs, game.observation_size, game.num_actions, 25)
+    floor_model = MaskablePPO("MlpPolicy", trivial, **settings)
+    floor_model.learn(total_timesteps=num_envs * settings["n_steps"])
+    start = time.perf_counter()
+    floor_model.learn(total_timesteps=timesteps, reset_num_timesteps=False)
+    floor = timesteps / (time.perf_counter() - start)
+    return {"status": "ok", "value": ours, "unit": "steps/s", "trivial_env_steps_per_s": floor,
+            "ratio": ours / floor, "num_envs": num_envs, "timesteps": timesteps, "torch_threads": 1,
+            "opponent": "frozen snapshot of the learner", **{k: v for k, v in settings.items() if k != "policy_kwargs"}}
 
 
 # -- (c), (d), (e), (f): Python-level loops ----------------------------------------------------
@@ -340,7 +471,18 @@ def run(mode: str) -> dict[str, Any]:
     figures["openspiel"] = _guard(lambda: bench_openspiel(p_rep, p_sec))
     figures["state_api"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_state_api(KERNEL_ID, p_rep, p_sec)})
 
+    g_rep, g_sec = plan["batch"]
+    figures["batch"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_batch(KERNEL_ID, g_rep, g_sec)})
+    h_rep, h_sec = plan["batch_by_id"]
+    figures["batch_by_id"] = {
+        env_id: _guard(lambda e=env_id: bench_batch(e, h_rep, h_sec)) for env_id in mancala_envs.list_envs()
+    }
+    ppo_envs, ppo_steps = plan["ppo"]
+    figures["ppo_selfplay"] = _guard(lambda: bench_ppo_selfplay(ppo_envs, ppo_steps))
+
     ratios = {
+        "batch_vs_openspiel_moves": _ratio(figures["batch"], figures["openspiel"]),
+        "ppo_selfplay_vs_trivial_env": figures["ppo_selfplay"].get("ratio"),
         "kernel_vs_openspiel_moves": _ratio(figures["kernel"], figures["openspiel"]),
         "aec_vs_tictactoe_steps": _ratio(figures["aec"], figures["tictactoe"]),
         "aec_vs_openspiel_moves": _ratio(figures["aec"], figures["openspiel"], key_a="moves_per_s"),
@@ -352,6 +494,20 @@ def run(mode: str) -> dict[str, Any]:
             **TARGETS["kernel_moves_per_s"],
             "measured": kernel_value,
             "met": None if kernel_value is None else kernel_value >= TARGETS["kernel_moves_per_s"]["value"],
+        },
+        "batch_vs_openspiel": {
+            **TARGETS["batch_vs_openspiel"],
+            "measured": ratios["batch_vs_openspiel_moves"],
+            "met": None
+            if ratios["batch_vs_openspiel_moves"] is None
+            else ratios["batch_vs_openspiel_moves"] >= TARGETS["batch_vs_openspiel"]["value"],
+        },
+        "ppo_vs_trivial": {
+            **TARGETS["ppo_vs_trivial"],
+            "measured": ratios["ppo_selfplay_vs_trivial_env"],
+            "met": None
+            if ratios["ppo_selfplay_vs_trivial_env"] is None
+            else ratios["ppo_selfplay_vs_trivial_env"] >= TARGETS["ppo_vs_trivial"]["value"],
         },
         "aec_vs_tictactoe": {
             **TARGETS["aec_vs_tictactoe"],
@@ -393,6 +549,8 @@ def _fmt_ratio(value: float | None) -> str:
 def _spread(fig: dict[str, Any]) -> str:
     if fig.get("status") != "ok":
         return fig.get("detail", "")
+    if "samples" not in fig:  # a single measurement
+        return ""
     return f"(min {_fmt_rate(fig, 'worst').strip()}, max {_fmt_rate(fig, 'best').strip()}, n={len(fig['samples'])})"
 
 
@@ -425,10 +583,18 @@ def render(report: dict[str, Any]) -> str:
     row("(d) AEC env loop, pettingzoo tictactoe_v3", f["tictactoe"])
     row("(e) OpenSpiel mancala, Python API", f["openspiel"])
     row(f"(f) State API loop, {KERNEL_ID}", f["state_api"])
+    row(f"(g) BatchEnv random play, {KERNEL_ID}, B={BATCH_SIZE}", f["batch"])
+    for env_id, fig in f.get("batch_by_id", {}).items():
+        row(f"(g) BatchEnv random play, {env_id}", fig)
+    row("(h) MaskablePPO on SelfPlayVecEnv (snapshot opp.)", f["ppo_selfplay"])
+    if f["ppo_selfplay"].get("status") == "ok":
+        row("    same settings, trivial masked env", f["ppo_selfplay"], key="trivial_env_steps_per_s", unit="steps/s")
     r = report["ratios"]
     lines += [
         "",
         "ratios",
+        f"  BatchEnv vs OpenSpiel (moves/s):        {_fmt_ratio(r['batch_vs_openspiel_moves'])}",
+        f"  PPO self-play vs trivial env (steps/s): {_fmt_ratio(r['ppo_selfplay_vs_trivial_env'])}",
         f"  kernel vs OpenSpiel (moves/s):          {_fmt_ratio(r['kernel_vs_openspiel_moves'])}",
         f"  AEC env vs tictactoe_v3 (steps/s):      {_fmt_ratio(r['aec_vs_tictactoe_steps'])}",
         f"  AEC env vs OpenSpiel (moves/s):         {_fmt_ratio(r['aec_vs_openspiel_moves'])}",

@@ -37,17 +37,21 @@ from numba import njit, prange
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, Kernel, State
 
-_COMPILED: dict[Kernel, tuple] = {}
+_COMPILED: dict[tuple[Kernel, bool], tuple] = {}
+
+# Below this many games a step runs on one thread: the cost of waking the worker threads
+# (large on a busy machine) exceeds the work of a small batch.
+PARALLEL_MIN_GAMES = 256
 
 
-def _compile(kernel: Kernel) -> tuple:
-    """The batch functions of one kernel, compiled once per process.
+def _compile(kernel: Kernel, parallel: bool) -> tuple:
+    """The batch functions of one kernel, compiled once per process (and per threading mode).
 
     They close over the kernel's functions, so numba cannot cache them on disk; compiling
     them costs a few seconds the first time a BatchEnv of that family is built.
     """
-    if kernel in _COMPILED:
-        return _COMPILED[kernel]
+    if (kernel, parallel) in _COMPILED:
+        return _COMPILED[(kernel, parallel)]
     init = kernel.init
     legal_mask = kernel.legal_mask
     apply = kernel.apply
@@ -68,7 +72,6 @@ def _compile(kernel: Kernel) -> tuple:
                     return i
         return -1
 
-    @njit(parallel=True)
     def step(states, params, actions, active, max_plies, rng, masks, obs, players, rewards, terminated,
              truncated, final_obs, final_scores, episodes):
         n = states.shape[0]
@@ -118,8 +121,8 @@ def _compile(kernel: Kernel) -> tuple:
             legal_mask(row, params, masks[i])
             observe(row, params, max(player, 0), obs[i])
 
-    _COMPILED[kernel] = (check, step, reset_all)
-    return _COMPILED[kernel]
+    _COMPILED[(kernel, parallel)] = (check, njit(parallel=parallel)(step), reset_all)
+    return _COMPILED[(kernel, parallel)]
 
 
 @njit
@@ -179,7 +182,8 @@ class BatchEnv:
         self.num_actions = game.num_actions
         self.observation_size = game.observation_size
         self.max_plies = game.max_plies or 0
-        self._check, self._step, self._reset_all = _compile(game.kernel)
+        self.parallel = self.num_envs >= PARALLEL_MIN_GAMES
+        self._check, self._step, self._reset_all = _compile(game.kernel, self.parallel)
         B = self.num_envs
         self.states = np.zeros((B, game.state_size), dtype=np.int32)
         self.masks = np.zeros((B, game.num_actions), dtype=np.int8)

@@ -169,3 +169,25 @@ def test_maskable_ppo_trains_with_a_snapshot_opponent():
     assert model.num_timesteps >= 512
     names = {entry.name for entry in env.pool.entries}
     assert names == {"random", "snapshot-1"}
+
+
+def test_snapshot_numpy_actor_matches_the_torch_policy():
+    torch = pytest.importorskip("torch")
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from training.selfplay import _numpy_actor
+
+    env = SelfPlayVecEnv("kalah-v0", 4, seed=0)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, policy_kwargs=dict(net_arch=[32, 16]))
+    actor = _numpy_actor(model.policy)
+    assert actor is not None
+    obs = np.random.default_rng(0).uniform(0, 8, size=(10, env.observation_space.shape[0])).astype(np.float32)
+    with torch.no_grad():
+        features = model.policy.extract_features(torch.as_tensor(obs))
+        expected = model.policy.action_net(model.policy.mlp_extractor.forward_actor(features)).numpy()
+    np.testing.assert_allclose(actor(obs), expected, rtol=1e-5, atol=1e-5)
+    snapshot = PolicyOpponent.snapshot(model, deterministic=True)
+    masks = np.ones((10, env.action_space.n), dtype=bool)
+    masks[:, expected.argmax(axis=1)[0]] = False
+    chosen = snapshot(obs, masks, np.random.default_rng(0))
+    assert all(masks[i, a] for i, a in enumerate(chosen))
+    np.testing.assert_array_equal(chosen, np.where(masks, expected, -np.inf).argmax(axis=1))
