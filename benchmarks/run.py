@@ -67,6 +67,9 @@ TARGETS = {
 
 # (repeats, seconds per repeat) for each kind of figure
 MODES = {
+    # the test suite's smoke run: every code path, tiny budgets, small batches (serial compile)
+    "smoke": {"kernel": (1, 0.05), "kernel_by_id": (1, 0.05), "python_loop": (1, 0.05), "aec_by_id": (1, 0.05),
+              "batch": (1, 0.05), "batch_by_id": (1, 0.05), "ppo": (4, 256)},
     "quick": {"kernel": (3, 0.4), "kernel_by_id": (1, 0.3), "python_loop": (3, 0.5), "aec_by_id": (1, 0.3),
               "batch": (3, 0.5), "batch_by_id": (1, 0.3), "ppo": (16, 4096)},
     "full": {"kernel": (5, 3.0), "kernel_by_id": (3, 1.5), "python_loop": (5, 3.0), "aec_by_id": (3, 1.0),
@@ -173,7 +176,7 @@ def bench_kernel(env_id: str, repeats: int, seconds: float, seed: int = 12345) -
 BATCH_SIZE = 1024
 
 
-def bench_batch(env_id: str, repeats: int, seconds: float) -> dict[str, Any]:
+def bench_batch(env_id: str, repeats: int, seconds: float, batch_size: int = BATCH_SIZE) -> dict[str, Any]:
     """BatchEnv random play: game steps per second at B = 1024, on every core numba uses."""
     import numba
 
@@ -182,7 +185,7 @@ def bench_batch(env_id: str, repeats: int, seconds: float) -> dict[str, Any]:
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     try:
         start = time.perf_counter()
-        batch = BatchEnv(env_id, BATCH_SIZE, seed=0)
+        batch = BatchEnv(env_id, batch_size, seed=0)
         batch.step(batch.sample_actions())  # compiles
         compile_seconds = time.perf_counter() - start
 
@@ -193,14 +196,14 @@ def bench_batch(env_id: str, repeats: int, seconds: float) -> dict[str, Any]:
             while elapsed < budget:
                 for _ in range(20):
                     batch.step(batch.sample_actions())
-                steps += 20 * BATCH_SIZE
+                steps += 20 * batch_size
                 elapsed = time.perf_counter() - t0
             return steps, int(batch.episodes.sum()), elapsed
 
         rates, steps, games, spent = _repeat_loop(run_for, repeats, seconds)
     finally:
         numba.set_num_threads(1)
-    return _summary(rates, "steps/s", batch_size=BATCH_SIZE, threads=numba.config.NUMBA_NUM_THREADS,
+    return _summary(rates, "steps/s", batch_size=batch_size, threads=numba.config.NUMBA_NUM_THREADS,
                     steps=steps, seconds=spent, first_call_seconds=compile_seconds)
 
 
@@ -471,11 +474,12 @@ def run(mode: str) -> dict[str, Any]:
     figures["openspiel"] = _guard(lambda: bench_openspiel(p_rep, p_sec))
     figures["state_api"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_state_api(KERNEL_ID, p_rep, p_sec)})
 
+    size = 64 if mode == "smoke" else BATCH_SIZE
     g_rep, g_sec = plan["batch"]
-    figures["batch"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_batch(KERNEL_ID, g_rep, g_sec)})
+    figures["batch"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_batch(KERNEL_ID, g_rep, g_sec, size)})
     h_rep, h_sec = plan["batch_by_id"]
     figures["batch_by_id"] = {
-        env_id: _guard(lambda e=env_id: bench_batch(e, h_rep, h_sec)) for env_id in mancala_envs.list_envs()
+        env_id: _guard(lambda e=env_id: bench_batch(e, h_rep, h_sec, size)) for env_id in mancala_envs.list_envs()
     }
     ppo_envs, ppo_steps = plan["ppo"]
     figures["ppo_selfplay"] = _guard(lambda: bench_ppo_selfplay(ppo_envs, ppo_steps))
@@ -636,10 +640,11 @@ def _errors(report: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="short run (about 30 s) for smoke tests")
+    parser.add_argument("--quick", action="store_true", help="short run (about a minute)")
+    parser.add_argument("--smoke", action="store_true", help="tiny budgets: checks that every figure runs (tests)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON output (default {DEFAULT_OUT.relative_to(ROOT)})")
     args = parser.parse_args(argv)
-    report = run("quick" if args.quick else "full")
+    report = run("smoke" if args.smoke else "quick" if args.quick else "full")
     print(render(report))
     write_json(report, args.out)
     print(f"wrote {args.out}")

@@ -281,23 +281,29 @@ def _run(args: list[str], timeout: float = 600) -> subprocess.CompletedProcess:
     )
 
 
-def test_benchmark_quick_run(tmp_path):
+def test_benchmark_smoke_run(tmp_path):
     out = tmp_path / "nested" / "bench.json"
-    proc = _run(["benchmarks/run.py", "--quick", "--out", str(out)])
+    proc = _run(["benchmarks/run.py", "--smoke", "--out", str(out)])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads(out.read_text())
     assert not list(out.parent.glob("*.tmp"))
     assert {"schema", "created", "mode", "machine", "targets", "figures", "ratios", "total_seconds"} <= set(report)
-    assert report["mode"] == "quick"
+    assert report["mode"] == "smoke"
     assert {"python", "numba", "cpu_count", "numba_threads"} <= set(report["machine"])
     assert report["machine"]["numba_threads"] == 1
-    assert set(report["targets"]) == {"kernel_moves_per_s", "aec_vs_tictactoe"}
+    assert set(report["targets"]) == {"kernel_moves_per_s", "aec_vs_tictactoe", "batch_vs_openspiel", "ppo_vs_trivial"}
+    assert report["targets"]["batch_vs_openspiel"]["value"] == 20.0
+    assert report["targets"]["ppo_vs_trivial"]["value"] == 0.8
     assert report["targets"]["kernel_moves_per_s"]["value"] == 10_000_000
     assert report["targets"]["aec_vs_tictactoe"]["value"] == 3.0
     figures = report["figures"]
     assert {"kernel", "kernel_by_id", "aec", "tictactoe", "openspiel", "state_api"} <= set(figures)
     assert set(figures["kernel_by_id"]) == set(ENV_IDS)
     assert set(figures["aec_by_id"]) == set(ENV_IDS)
+    assert set(figures["batch_by_id"]) == set(ENV_IDS)
+    for fig in list(figures["batch_by_id"].values()) + [figures["batch"]]:
+        assert fig["status"] == "ok" and fig["value"] > 0, fig
+    assert figures["ppo_selfplay"]["status"] in ("ok", "not installed"), figures["ppo_selfplay"]
     for name in ("kernel", "aec", "state_api"):
         assert figures[name]["status"] == "ok", figures[name]
         assert figures[name]["value"] > 0
@@ -309,6 +315,8 @@ def test_benchmark_quick_run(tmp_path):
         "kernel_vs_openspiel_moves",
         "aec_vs_tictactoe_steps",
         "aec_vs_openspiel_moves",
+        "batch_vs_openspiel_moves",
+        "ppo_selfplay_vs_trivial_env",
     } <= set(report["ratios"])
     assert "targets" in proc.stdout and "kernel random playouts" in proc.stdout
 
