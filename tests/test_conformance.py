@@ -88,7 +88,7 @@ def test_random_games_spaces_and_dtypes(env_id):
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
-def test_terminal_rewards_match_scores(env_id):
+def test_terminal_rewards_match_the_kernel_returns(env_id):
     env = make(env_id)
     rng = np.random.default_rng(3)
     outcomes = set()
@@ -105,9 +105,12 @@ def test_terminal_rewards_match_scores(env_id):
                 env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         r0, term0, trunc0, scores = final["player_0"]
         r1, _, _, _ = final["player_1"]
+        state = env.unwrapped.state
+        assert [scores["player_0"], scores["player_1"]] == state.scores()
         if term0:
-            diff = scores["player_0"] - scores["player_1"]
-            assert (r0, r1) == ((1.0, -1.0) if diff > 0 else (-1.0, 1.0) if diff < 0 else (0.0, 0.0))
+            # the rules decide (stores, komi, give-away ...): the rewards are the kernel's returns
+            assert [r0, r1] == state.returns()
+            assert r0 in (-1.0, 0.0, 1.0) and r0 + r1 == 0.0
             outcomes.add(r0)
         else:
             assert trunc0 and (r0, r1) == (0.0, 0.0)

@@ -29,7 +29,12 @@ class RecordingOpponent:
 
 @pytest.mark.parametrize("env_id", mancala_envs.list_envs())
 def test_gymnasium_env_checker(env_id):
-    check_env(MancalaGymEnv(env_id), skip_render_check=True)
+    env = MancalaGymEnv(env_id)
+    # The checker steps with action_space.sample(); a masked game refuses illegal actions,
+    # so let its samples follow the learner's mask, as a masked agent's would.
+    space = env.action_space
+    space.sample = lambda mask=None, probability=None: type(space).sample(space, mask=env.action_masks().astype(np.int8))
+    check_env(env, skip_render_check=True)
 
 
 def test_learner_only_sees_its_own_turns():

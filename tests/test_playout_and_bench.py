@@ -322,7 +322,7 @@ def test_benchmark_smoke_run(tmp_path):
 
 
 def test_soak_smoke():
-    proc = _run(["benchmarks/soak.py", "--games", "200"])
+    proc = _run(["benchmarks/soak.py", "--games", "100", "--sample", "20"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for env_id in ENV_IDS:
         assert env_id in proc.stdout

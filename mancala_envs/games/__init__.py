@@ -6,7 +6,7 @@ new family's module name to ``FAMILIES``.
 
 from importlib import import_module
 
-FAMILIES = ("kalah",)
+FAMILIES = ("kalah", "progressive", "afrika", "rondell", "widdershins")
 
 for _name in FAMILIES:
     import_module(f"{__name__}.{_name}").register_ids()

@@ -1,0 +1,987 @@
+"""Widdershins: David Parlett's 52-card mancala (1996), with Gering's and Parlett's endings.
+
+Rules source: ``rules-sources/widdershins.txt`` (Mancala World), with the package rulings
+(``rules.md``, Widdershins). One numba kernel plays both endings.
+
+Registered ids
+--------------
+===========================  ==============================================================
+``widdershins-v0``           Ralf Gering's ending (the default): the game ends when a player
+                             has fewer than 6 cards in play; a repeated position is a draw.
+``widdershins-parlett-v0``   Parlett's ending and score, with the resign action.
+===========================  ==============================================================
+
+Board and numbering
+-------------------
+Twelve positions in a fixed ring, counterclockwise ("widdershins")::
+
+      N6  N5  N4  N3  N2  N1        <- North's row (player_1), left to right as North sees it
+      S1  S2  S3  S4  S5  S6        <- South's row (player_0), left to right as South sees it
+
+Ring order: S1 .. S6, N1 .. N6, S1, ... (N1 is above S6). ``S_i`` faces ``N_(7-i)``.
+Positions are never removed, even when vacant.
+
+Cards
+-----
+A 52-card deck; card id ``suit*13 + rank-1`` with suits C, D, H, S (D and H red, C and S
+black) and ranks A=1, 2..10, J=11, Q=12, K=13; written ``"AS"``, ``"10H"``, ``"QD"``.
+
+Rules
+-----
+1. Deal (seeded): the deck (ids 0..51) is shuffled with ``Generator.shuffle`` of the
+   ``numpy.random.Generator`` made from the seed given to ``new_state`` / ``reset``. Cards
+   0..47 go one at a time round the ring from S1 (card ``k`` to position ``k mod 12``), then
+   cards 48..51 onto S1, S2, N1, N2: stacks of 5, 5, 4, 4, 4, 4 a side, the last card dealt
+   on top, all face up.
+2. South (``player_0``) takes the colour of S1's top card, North the other. A stack belongs
+   to the player of its top card's colour.
+3. South moves first and must sow S1. Afterwards a player moves a stack they own, from their
+   own row if they own any there, otherwise from the other row. A player who owns no stack
+   passes (the pass action, legal only then).
+4. A stack of 2 or more is sown top card first, one card per position onto the following
+   positions round the ring, occupied or vacant (none skipped).
+5. A single card moves: 2..10 that many positions on; an Ace one position either way; J, Q
+   and K jump across the board to the same column (``S_i`` to ``N_(7-i)`` and back).
+6. Where the last card (or the single card) lands decides:
+
+   * a vacant position: the move ends;
+   * the mover's colour on a stack of the mover's: that stack is lifted and sown on (rule 4);
+   * the opponent's colour on a stack of the opponent's: the move ends;
+   * one colour on the other (the dropped card and the landing stack's top card differ in
+     colour): same rank: both cards are captured; dropped card higher: every card of the
+     landing top card's colour in that stack is captured (the dropped card stays on top);
+     dropped card lower: the dropped card alone is captured. Then the move ends. Values
+     dropped: 2..10, J 11, Q 12, K 13, A 14; dropped on: A 1, 2..10, J 11, Q 12, K 13.
+
+7. ``ending="gering"``: the game ends as soon as a player has fewer than 6 cards (of their
+   colour) in play. More cards wins; equal is a draw; a position that repeats (same stacks,
+   same player to move) is a draw. Score: the winner scores the difference (the loser 0).
+8. ``ending="parlett"``: the game ends when one colour is gone, or no position holds more
+   than one card, or the player with fewer cards resigns (the resign action, legal only when
+   fewer than 13 cards remain in play and the mover has fewer than the opponent). The
+   player with more cards scores their count divided by the other's, rounded down, or twice
+   their count if the other has none; the other scores 0. Equal counts: a draw, 0-0.
+
+Decisions the rules leave open, settled here
+--------------------------------------------
+* The deal goes one card at a time round the ring (rule 1).
+* The ruling's N1, N2 for the last two cards wins over the rule text's "from the right of the
+  North row".
+* Every Ace standing alone on an owned stack has two actions (one per direction), so there
+  is one "Ace clockwise" action per position (actions 12..23), not a single one.
+* A repetition (Gering) compares positions at the start of each turn: every stack's cards in
+  order and the player to move. The start position (with South's forced move pending) is
+  never equal to a later one. Parlett's rules have no repetition ending (games that cycle
+  are truncated by ``max_plies``).
+* Scores during play are the same formula applied to the cards in play now; a draw by
+  repetition scores 0-0 whatever the counts.
+* A move whose laps go on for ``MAX_LAPS`` (1000) laps ends there: a safeguard against an
+  endless move, which the rules do not settle. It never happened in 10^5 random games per
+  id; if it does, ``info()`` and ``to_json()`` report ``lap_limit`` (such a position cannot
+  be loaded back).
+* Cards in play are counted by colour, so each player's count is the number of cards of
+  their colour still on the board.
+
+Options
+-------
+=============== =========== ===================================================================
+option          default     allowed
+=============== =========== ===================================================================
+``ending``      "gering"    "gering", "parlett"
+``max_plies``   1000        1 to 100000 (no None: the repetition record is sized by it)
+=============== =========== ===================================================================
+
+Actions
+-------
+``Discrete(26)``, mover-relative: position ``j`` of the mover's view is the ring counted from
+the mover's own first stack (South: S1..S6, N1..N6; North: N1..N6, S1..S6).
+
+* ``j`` (0..11): move the stack at view position ``j`` (sow it; a single card moves by its
+  rank; a single Ace moves one position counterclockwise). Notation ``"S3"``, ``"N1"``
+  (absolute), ``"S3a"`` for a single Ace moving counterclockwise.
+* ``12 + j``: the single Ace at view position ``j`` moves one position clockwise (``"S3c"``).
+* ``24``: pass (``"pass"``). ``25``: resign (``"resign"``, Parlett's ending only).
+
+Observation
+-----------
+``Box(0, 52, (12*52*3 + 12 + 12 + 5,), float32)``, relative to the observer; view position
+``v`` is the observer's ``v``-th position (their own row first):
+
+======================= ===================================================================
+index                   meaning
+======================= ===================================================================
+``(v*52 + k)*3 + 0``    rank of the ``k``-th card from the TOP of view stack ``v`` (A=1 ..
+                        K=13; 0 no card)
+``(v*52 + k)*3 + 1``    its colour: 1 mine, 2 the opponent's, 0 no card
+``(v*52 + k)*3 + 2``    its suit: 1 C, 2 D, 3 H, 4 S, 0 no card
+``1872 + v``            height of view stack ``v``
+``1884 + v``            owner of view stack ``v``: 1 me, 2 the opponent, 0 vacant
+``1896``                my cards in play
+``1897``                the opponent's cards in play
+``1898``                1 if it is my turn
+``1899``                1 while South's forced first move is pending
+``1900``                1 if I may resign now
+======================= ===================================================================
+
+Rewards and scores
+------------------
++1/-1/0 at the end from the scores; 0 on every other step and on truncation.
+
+State layout (``numpy.int32``)
+------------------------------
+::
+
+    0 .. 623        cells: stack i's card j (0 = bottom) at i*52 + j, card id + 1 (0 none)
+    624 .. 635      heights
+    header          to_move, done, plies, first_move, south_colour (0 red, 1 black), end,
+                    last_mover, captured red, captured black, lap_limit
+    snapshot        heights [12], cards stack by stack [52], to_move, first_move
+    record          count, hashes [max_plies+1], actions [max_plies+1]
+
+``to_json()`` gives every stack bottom to top as card names and, with Gering's ending, the
+repetition record as ``history`` (the position after the last capture and the actions since,
+see ``mancala_envs.core.repetition``); ``state_from_json`` rebuilds the record by replaying
+it, or starts a fresh one when ``history`` is left out.
+
+Version history
+---------------
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from numba import njit
+
+from ..core.errors import InvalidStateError, NotationError
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, json_int
+from ..core.options import Option
+from ..core.repetition import (
+    hash_finish,
+    hash_mix,
+    hash_start,
+    rep_action,
+    rep_block_size,
+    rep_clear,
+    rep_count,
+    rep_find,
+    rep_push,
+)
+
+N_POS = 12
+CAP = 52  # cells per stack
+NUM_ACTIONS = 26
+A_ACE_CW = 12
+A_PASS = 24
+A_RESIGN = 25
+MAX_LAPS = 1000
+
+P_ENDING = 0
+P_CAP = 1
+P_O_REP = 2
+NUM_PARAMS = 3
+ENDING_GERING = 0
+ENDING_PARLETT = 1
+
+O_H = N_POS * CAP  # 624
+O_HEAD = O_H + N_POS  # 636
+H_TO_MOVE = 0
+H_DONE = 1
+H_PLIES = 2
+H_FIRST = 3
+H_SOUTH_COLOUR = 4
+H_END = 5
+H_LAST_MOVER = 6
+H_CAPTURED = 7  # 7 red, 8 black
+H_LAP_LIMIT = 9
+HEADER_SIZE = 10
+O_SNAP = O_HEAD + HEADER_SIZE
+SNAP_SIZE = N_POS + CAP + 2
+O_REP = O_SNAP + SNAP_SIZE
+
+END_NONE = 0
+END_FEW_CARDS = 1
+END_REPETITION = 2
+END_COLOUR_GONE = 3
+END_SINGLES = 4
+END_RESIGN = 5
+END_NAMES = (None, "few_cards", "repetition", "colour_gone", "singletons", "resign")
+
+SUITS = "CDHS"
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+COLOUR_NAMES = ("red", "black")
+POSITION_NAMES = tuple([f"S{i}" for i in range(1, 7)] + [f"N{i}" for i in range(1, 7)])
+
+
+def card_name(card: int) -> str:
+    return RANKS[card % 13] + SUITS[card // 13]
+
+
+def parse_card(text: str) -> int:
+    match = re.fullmatch(r"(A|[2-9]|10|J|Q|K)([CDHS])", text.strip().upper()) if isinstance(text, str) else None
+    if not match:
+        raise ValueError(text)
+    return SUITS.index(match.group(2)) * 13 + RANKS.index(match.group(1))
+
+
+# -- kernel helpers -------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _colour(cell):
+    """Colour of a stored cell (card id + 1): 0 red (D, H), 1 black (C, S)."""
+    suit = (cell - 1) // 13
+    return 0 if (suit == 1 or suit == 2) else 1
+
+
+@njit(cache=True, inline="always")
+def _rank(cell):
+    return (cell - 1) % 13 + 1
+
+
+@njit(cache=True)
+def _player_colour(state, player):
+    sc = state[O_HEAD + H_SOUTH_COLOUR]
+    return sc if player == 0 else 1 - sc
+
+
+@njit(cache=True)
+def _cards_in_play(state, colour):
+    return 26 - state[O_HEAD + H_CAPTURED + colour]
+
+
+@njit(cache=True)
+def _owned(state, pos, colour):
+    h = state[O_H + pos]
+    return h > 0 and _colour(state[pos * CAP + h - 1]) == colour
+
+
+@njit(cache=True)
+def _position_hash(state):
+    h = hash_start()
+    for i in range(N_POS):
+        n = state[O_H + i]
+        h = hash_mix(h, n)
+        for j in range(n):
+            h = hash_mix(h, state[i * CAP + j])
+    h = hash_mix(h, state[O_HEAD + H_TO_MOVE])
+    h = hash_mix(h, state[O_HEAD + H_FIRST])
+    return hash_finish(h)
+
+
+@njit(cache=True)
+def _new_stretch(state, params):
+    old_total = 0
+    for i in range(N_POS):
+        old_total += state[O_SNAP + i]
+    k = 0
+    for i in range(N_POS):
+        n = state[O_H + i]
+        state[O_SNAP + i] = n
+        for j in range(n):
+            state[O_SNAP + N_POS + k] = state[i * CAP + j]
+            k += 1
+    for j in range(k, old_total):
+        state[O_SNAP + N_POS + j] = 0
+    state[O_SNAP + N_POS + CAP] = state[O_HEAD + H_TO_MOVE]
+    state[O_SNAP + N_POS + CAP + 1] = state[O_HEAD + H_FIRST]
+    rep = params[P_O_REP]
+    cap = params[P_CAP]
+    rep_clear(state, rep, cap)
+    rep_push(state, rep, cap, _position_hash(state), -1)
+
+
+@njit(cache=True)
+def _load_snapshot(state):
+    for i in range(N_POS * CAP):
+        state[i] = 0
+    k = 0
+    for i in range(N_POS):
+        n = state[O_SNAP + i]
+        state[O_H + i] = n
+        for j in range(n):
+            state[i * CAP + j] = state[O_SNAP + N_POS + k]
+            k += 1
+    state[O_HEAD + H_TO_MOVE] = state[O_SNAP + N_POS + CAP]
+    state[O_HEAD + H_FIRST] = state[O_SNAP + N_POS + CAP + 1]
+    state[O_HEAD + H_DONE] = 0
+
+
+@njit(cache=True)
+def _same_position(a, b):
+    for i in range(O_HEAD):
+        if a[i] != b[i]:
+            return False
+    return a[O_HEAD + H_TO_MOVE] == b[O_HEAD + H_TO_MOVE] and a[O_HEAD + H_FIRST] == b[O_HEAD + H_FIRST]
+
+
+@njit(cache=True)
+def _capture(state, cell):
+    state[O_HEAD + H_CAPTURED + _colour(cell)] += 1
+
+
+@njit(cache=True)
+def _land(state, pos, cell, my_colour):
+    """Drop ``cell`` on ``pos`` as the last card; return True if the move continues from pos."""
+    h = state[O_H + pos]
+    base = pos * CAP
+    if h == 0:
+        state[base] = cell
+        state[O_H + pos] = 1
+        return False
+    top = state[base + h - 1]
+    c = _colour(cell)
+    tc = _colour(top)
+    state[base + h] = cell
+    state[O_H + pos] = h + 1
+    if c == tc:
+        return c == my_colour  # own card on own stack: lift and sow on; else the move ends
+    dropped_rank = _rank(cell)
+    top_rank = _rank(top)
+    if dropped_rank == top_rank:  # both captured
+        state[base + h] = 0
+        state[base + h - 1] = 0
+        state[O_H + pos] = h - 1
+        _capture(state, cell)
+        _capture(state, top)
+        return False
+    dv = 14 if dropped_rank == 1 else dropped_rank
+    if dv > top_rank:  # (a top Ace counts 1) every card of the top's colour goes
+        k = 0
+        for j in range(h + 1):
+            x = state[base + j]
+            if _colour(x) == tc:
+                _capture(state, x)
+            else:
+                state[base + k] = x
+                k += 1
+        for j in range(k, h + 1):
+            state[base + j] = 0
+        state[O_H + pos] = k
+        return False
+    # the dropped card alone is captured
+    state[base + h] = 0
+    state[O_H + pos] = h
+    _capture(state, cell)
+    return False
+
+
+@njit(cache=True)
+def _sow(state, pos, my_colour):
+    """Lift the stack at ``pos`` (2 or more cards) and sow it; laps while the rules say so."""
+    laps = 0
+    while True:
+        laps += 1
+        n = state[O_H + pos]
+        base = pos * CAP
+        lo = base
+        hi = base + n - 1
+        while lo < hi:  # top card first: reverse, then read cell k at step k
+            tmp = state[lo]
+            state[lo] = state[hi]
+            state[hi] = tmp
+            lo += 1
+            hi -= 1
+        state[O_H + pos] = 0
+        q = pos
+        for k in range(n - 1):
+            cell = state[base + k]
+            q = q + 1 if q < N_POS - 1 else 0
+            hq = state[O_H + q]
+            state[q * CAP + hq] = cell
+            state[O_H + q] = hq + 1
+        last = state[base + n - 1]
+        q = q + 1 if q < N_POS - 1 else 0
+        # clear the cells of the old stack that the origin did not receive again
+        for j in range(state[O_H + pos], n):
+            state[base + j] = 0
+        if not _land(state, q, last, my_colour):
+            return
+        if laps >= MAX_LAPS:
+            state[O_HEAD + H_LAP_LIMIT] += 1
+            return
+        pos = q
+
+
+@njit(cache=True)
+def _move(state, pos, clockwise, my_colour):
+    h = state[O_H + pos]
+    if h >= 2:
+        _sow(state, pos, my_colour)
+        return
+    cell = state[pos * CAP]
+    state[pos * CAP] = 0
+    state[O_H + pos] = 0
+    rank = _rank(cell)
+    if rank == 1:
+        target = (pos + N_POS - 1) % N_POS if clockwise else (pos + 1) % N_POS
+    elif rank >= 11:
+        target = N_POS - 1 - pos
+    else:
+        target = (pos + rank) % N_POS
+    if _land(state, target, cell, my_colour):
+        _sow(state, target, my_colour)
+
+
+@njit(cache=True)
+def _settle(state, params):
+    """End tests after a ply (not repetition)."""
+    head = O_HEAD
+    red = _cards_in_play(state, 0)
+    black = _cards_in_play(state, 1)
+    if params[P_ENDING] == ENDING_GERING:
+        if red < 6 or black < 6:
+            state[head + H_DONE] = 1
+            state[head + H_END] = END_FEW_CARDS
+        return
+    if red == 0 or black == 0:
+        state[head + H_DONE] = 1
+        state[head + H_END] = END_COLOUR_GONE
+        return
+    for i in range(N_POS):
+        if state[O_H + i] > 1:
+            return
+    state[head + H_DONE] = 1
+    state[head + H_END] = END_SINGLES
+
+
+@njit(cache=True)
+def _play(state, params, action):
+    """One ply without the record. Returns True if it captured a card."""
+    head = O_HEAD
+    mover = state[head + H_TO_MOVE]
+    state[head + H_PLIES] += 1
+    state[head + H_LAST_MOVER] = mover
+    before = state[head + H_CAPTURED] + state[head + H_CAPTURED + 1]
+    if action == A_RESIGN:
+        state[head + H_DONE] = 1
+        state[head + H_END] = END_RESIGN
+        state[head + H_TO_MOVE] = 1 - mover
+        return False
+    if action != A_PASS:
+        clockwise = action >= A_ACE_CW
+        rel = action - A_ACE_CW if clockwise else action
+        pos = (rel + 6 * mover) % N_POS
+        _move(state, pos, clockwise, _player_colour(state, mover))
+    state[head + H_FIRST] = 0
+    state[head + H_TO_MOVE] = 1 - mover
+    _settle(state, params)
+    return state[head + H_CAPTURED] + state[head + H_CAPTURED + 1] != before
+
+
+@njit(cache=True)
+def _confirm(state, params, j):
+    scratch = state.copy()
+    _load_snapshot(scratch)
+    rep = params[P_O_REP]
+    cap = params[P_CAP]
+    for i in range(1, j + 1):
+        _play(scratch, params, rep_action(state, rep, cap, i))
+    return _same_position(scratch, state)
+
+
+@njit(cache=True)
+def _record(state, params, action, captured):
+    rep = params[P_O_REP]
+    cap = params[P_CAP]
+    if captured:
+        _new_stretch(state, params)
+        return
+    h = _position_hash(state)
+    if not state[O_HEAD + H_DONE]:
+        j = rep_find(state, rep, cap, h, 0)
+        while j >= 0:
+            if _confirm(state, params, j):
+                state[O_HEAD + H_DONE] = 1
+                state[O_HEAD + H_END] = END_REPETITION
+                break
+            j = rep_find(state, rep, cap, h, j + 1)
+    if not rep_push(state, rep, cap, h, action):
+        _new_stretch(state, params)
+
+
+# -- kernel ---------------------------------------------------------------------------------
+@njit(cache=True)
+def init(state, params, rng):
+    state[:] = 0
+    deck = np.arange(52)
+    rng.shuffle(deck)
+    for k in range(52):
+        pos = k % N_POS if k < 48 else (0, 1, 6, 7)[k - 48]
+        state[pos * CAP + state[O_H + pos]] = deck[k] + 1
+        state[O_H + pos] += 1
+    state[O_HEAD + H_FIRST] = 1
+    state[O_HEAD + H_SOUTH_COLOUR] = _colour(state[state[O_H] - 1])
+    state[O_HEAD + H_LAST_MOVER] = -1
+    if params[P_ENDING] == ENDING_GERING:
+        _new_stretch(state, params)
+
+
+@njit(cache=True)
+def legal_mask(state, params, mask):
+    for a in range(mask.shape[0]):
+        mask[a] = 0
+    head = O_HEAD
+    if state[head + H_DONE]:
+        return 0
+    mover = state[head + H_TO_MOVE]
+    if state[head + H_FIRST]:
+        mask[0] = 1
+        return 1
+    colour = _player_colour(state, mover)
+    count = 0
+    for half in range(2):  # own row first; the other row only if nothing is owned there
+        for j in range(6 * half, 6 * half + 6):
+            pos = (j + 6 * mover) % N_POS
+            h = state[O_H + pos]
+            if h > 0:
+                top = state[pos * CAP + h - 1]
+                if _colour(top) == colour:
+                    mask[j] = 1
+                    count += 1
+                    if h == 1 and _rank(top) == 1:
+                        mask[A_ACE_CW + j] = 1
+                        count += 1
+        if count > 0:
+            break
+    if count == 0:
+        mask[A_PASS] = 1
+        count = 1
+    if params[P_ENDING] == ENDING_PARLETT:
+        mine = _cards_in_play(state, colour)
+        theirs = _cards_in_play(state, 1 - colour)
+        if mine + theirs < 13 and mine < theirs:
+            mask[A_RESIGN] = 1
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def apply(state, params, action):
+    captured = _play(state, params, action)
+    if params[P_ENDING] == ENDING_GERING:
+        _record(state, params, action, captured)
+
+
+@njit(cache=True)
+def current_player(state, params):
+    if state[O_HEAD + H_DONE]:
+        return -1
+    return state[O_HEAD + H_TO_MOVE]
+
+
+@njit(cache=True)
+def scores(state, params, out):
+    c0 = _cards_in_play(state, _player_colour(state, 0))
+    c1 = _cards_in_play(state, _player_colour(state, 1))
+    out[0] = 0.0
+    out[1] = 0.0
+    if state[O_HEAD + H_END] == END_REPETITION:
+        return
+    if params[P_ENDING] == ENDING_GERING:
+        if c0 > c1:
+            out[0] = c0 - c1
+        elif c1 > c0:
+            out[1] = c1 - c0
+        return
+    if c0 > c1:
+        out[0] = c0 // c1 if c1 > 0 else 2 * c0
+    elif c1 > c0:
+        out[1] = c1 // c0 if c0 > 0 else 2 * c1
+
+
+@njit(cache=True)
+def returns(state, params, out):
+    out[0] = 0.0
+    out[1] = 0.0
+    if state[O_HEAD + H_DONE]:
+        s = np.zeros(2, np.float64)
+        scores(state, params, s)
+        if s[0] > s[1]:
+            out[0] = 1.0
+            out[1] = -1.0
+        elif s[1] > s[0]:
+            out[0] = -1.0
+            out[1] = 1.0
+
+
+@njit(cache=True)
+def observe(state, params, player, out):
+    colour = _player_colour(state, player)
+    for v in range(N_POS):
+        pos = (v + 6 * player) % N_POS
+        n = state[O_H + pos]
+        base = pos * CAP
+        for k in range(CAP):
+            o = (v * CAP + k) * 3
+            if k < n:
+                cell = state[base + n - 1 - k]
+                out[o] = _rank(cell)
+                out[o + 1] = 1.0 if _colour(cell) == colour else 2.0
+                out[o + 2] = (cell - 1) // 13 + 1
+            else:
+                out[o] = 0.0
+                out[o + 1] = 0.0
+                out[o + 2] = 0.0
+        b = N_POS * CAP * 3
+        out[b + v] = n
+        if n == 0:
+            out[b + N_POS + v] = 0.0
+        else:
+            out[b + N_POS + v] = 1.0 if _colour(state[base + n - 1]) == colour else 2.0
+    b = N_POS * CAP * 3 + 2 * N_POS
+    mine = _cards_in_play(state, colour)
+    theirs = _cards_in_play(state, 1 - colour)
+    out[b] = mine
+    out[b + 1] = theirs
+    done = state[O_HEAD + H_DONE] != 0
+    out[b + 2] = 1.0 if (not done and state[O_HEAD + H_TO_MOVE] == player) else 0.0
+    out[b + 3] = 1.0 if (not done and state[O_HEAD + H_FIRST]) else 0.0
+    can_resign = (not done and params[P_ENDING] == ENDING_PARLETT and state[O_HEAD + H_TO_MOVE] == player
+                  and mine + theirs < 13 and mine < theirs)
+    out[b + 4] = 1.0 if can_resign else 0.0
+
+
+@njit(cache=True)
+def plies(state, params):
+    return state[O_HEAD + H_PLIES]
+
+
+KERNEL = Kernel(init, legal_mask, apply, current_player, scores, returns, observe, plies)
+OBS_SIZE = N_POS * CAP * 3 + 2 * N_POS + 5
+
+
+@njit(cache=True)
+def _replay(state, params, actions, out):
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    out[0] = -1
+    out[1] = 0
+    for i in range(actions.shape[0]):
+        if current_player(state, params) < 0:
+            out[0] = i
+            out[1] = 1
+            return
+        legal_mask(state, params, mask)
+        a = actions[i]
+        if a < 0 or a >= NUM_ACTIONS or mask[a] == 0:
+            out[0] = i
+            out[1] = 2
+            return
+        apply(state, params, a)
+
+
+# -- the rules object -----------------------------------------------------------------------
+class WiddershinsGame(Game):
+    """Widdershins: David Parlett's 52-card mancala (Gering's or Parlett's ending)."""
+
+    kernel = KERNEL
+    family = "widdershins"
+    OPTIONS = (
+        Option(
+            "ending",
+            "gering",
+            "choice",
+            "gering: ends below 6 cards, repetition draws; parlett: colour gone, singletons or resign",
+            choices=("gering", "parlett"),
+        ),
+        Option(
+            "max_plies", 1000, "int", MAX_PLIES_OPTION_DOC + "; also sizes the repetition record", low=1, high=100_000
+        ),
+    )
+
+    @property
+    def gering(self) -> bool:
+        return self.options["ending"] == "gering"
+
+    def _params(self) -> np.ndarray:
+        params = np.zeros(NUM_PARAMS, dtype=np.int64)
+        params[P_ENDING] = ENDING_GERING if self.gering else ENDING_PARLETT
+        params[P_CAP] = self.options["max_plies"] + 1 if self.gering else 0
+        params[P_O_REP] = O_REP
+        return params
+
+    def _sizes(self) -> tuple[int, int, int]:
+        cap = self.options["max_plies"] + 1 if self.gering else 0
+        return O_REP + rep_block_size(cap), NUM_ACTIONS, OBS_SIZE
+
+    def observation_bounds(self) -> tuple[float, float]:
+        return 0.0, 52.0
+
+    def conserved_total(self, state: State) -> int:
+        """Cards on the board plus cards captured: always 52."""
+        a = state.array
+        return int(a[O_H : O_H + N_POS].sum()) + int(a[O_HEAD + H_CAPTURED] + a[O_HEAD + H_CAPTURED + 1])
+
+    def cards_in_play(self, state: State) -> list[int]:
+        """Cards of each player's colour on the board, player 0 first."""
+        a = state.array
+        sc = int(a[O_HEAD + H_SOUTH_COLOUR])
+        return [26 - int(a[O_HEAD + H_CAPTURED + sc]), 26 - int(a[O_HEAD + H_CAPTURED + 1 - sc])]
+
+    def info(self, state: State) -> dict:
+        a = state.array
+        out = {"cards_in_play": self.cards_in_play(state)}
+        end = END_NAMES[int(a[O_HEAD + H_END])]
+        if end:
+            out["end"] = end
+        if a[O_HEAD + H_LAP_LIMIT]:
+            out["lap_limit"] = int(a[O_HEAD + H_LAP_LIMIT])
+        return out
+
+    # -- JSON -------------------------------------------------------------------------------
+    @staticmethod
+    def _stacks_json(a: np.ndarray) -> list[list[str]]:
+        return [[card_name(int(c) - 1) for c in a[i * CAP : i * CAP + int(a[O_H + i])]] for i in range(N_POS)]
+
+    def _state_to_json(self, a: np.ndarray) -> dict:
+        last = int(a[O_HEAD + H_LAST_MOVER])
+        payload = {
+            "stacks": self._stacks_json(a),
+            "to_move": int(a[O_HEAD + H_TO_MOVE]),
+            "south_colour": COLOUR_NAMES[int(a[O_HEAD + H_SOUTH_COLOUR])],
+            "first_move": bool(a[O_HEAD + H_FIRST]),
+            "plies": int(a[O_HEAD + H_PLIES]),
+            "last_mover": None if last < 0 else last,
+            "terminal": bool(a[O_HEAD + H_DONE]),
+            "end": END_NAMES[int(a[O_HEAD + H_END])],
+        }
+        if a[O_HEAD + H_LAP_LIMIT]:
+            payload["lap_limit"] = int(a[O_HEAD + H_LAP_LIMIT])
+        if self.gering:
+            cap = int(self.params[P_CAP])
+            stacks = []
+            k = 0
+            for i in range(N_POS):
+                n = int(a[O_SNAP + i])
+                stacks.append([card_name(int(c) - 1) for c in a[O_SNAP + N_POS + k : O_SNAP + N_POS + k + n]])
+                k += n
+            count = int(a[O_REP])
+            payload["history"] = {
+                "stacks": stacks,
+                "to_move": int(a[O_SNAP + N_POS + CAP]),
+                "first_move": bool(a[O_SNAP + N_POS + CAP + 1]),
+                "actions": [int(x) for x in a[O_REP + 1 + cap + 1 : O_REP + 1 + cap + count]],
+            }
+        return payload
+
+    def _parse_stacks(self, value, where: str) -> list[list[int]]:
+        owner = self.env_id
+        if not isinstance(value, (list, tuple)) or len(value) != N_POS:
+            raise InvalidStateError(
+                f"{owner}: {where} must be a list of 12 stacks (S1..S6, N1..N6), each a list of cards bottom to "
+                f"top like [\"QH\", \"10S\"], got {value!r}"
+            )
+        out = []
+        for i, stack in enumerate(value):
+            if not isinstance(stack, (list, tuple)):
+                raise InvalidStateError(f"{owner}: {where}[{i}] ({POSITION_NAMES[i]}) must be a list of cards")
+            cards = []
+            for card in stack:
+                try:
+                    cards.append(parse_card(card))
+                except ValueError:
+                    raise InvalidStateError(
+                        f"{owner}: {where}[{i}] ({POSITION_NAMES[i]}) holds {card!r}, which is not a card; write rank "
+                        f"(A, 2..10, J, Q, K) then suit (C, D, H, S), e.g. \"10S\""
+                    ) from None
+            out.append(cards)
+        flat = [c for s in out for c in s]
+        if len(set(flat)) != len(flat):
+            dup = sorted({card_name(c) for c in flat if flat.count(c) > 1})
+            raise InvalidStateError(f"{owner}: {where} holds {', '.join(dup)} more than once; every card is unique")
+        return out
+
+    def _build(self, stacks, to_move, south_colour, first, ply_count, last_mover) -> np.ndarray:
+        a = np.zeros(self.state_size, dtype=np.int32)
+        captured = [0, 0]
+        present = set()
+        for i, cards in enumerate(stacks):
+            for j, card in enumerate(cards):
+                a[i * CAP + j] = card + 1
+                present.add(card)
+            a[O_H + i] = len(cards)
+        for card in range(52):
+            if card not in present:
+                captured[0 if card // 13 in (1, 2) else 1] += 1
+        a[O_HEAD + H_TO_MOVE] = to_move
+        a[O_HEAD + H_SOUTH_COLOUR] = south_colour
+        a[O_HEAD + H_FIRST] = int(first)
+        a[O_HEAD + H_PLIES] = ply_count
+        a[O_HEAD + H_LAST_MOVER] = last_mover
+        a[O_HEAD + H_CAPTURED] = captured[0]
+        a[O_HEAD + H_CAPTURED + 1] = captured[1]
+        return a
+
+    def _state_from_json(self, payload: dict) -> np.ndarray:
+        owner = self.env_id
+        stacks = self._parse_stacks(payload.get("stacks"), "'stacks'")
+        to_move = json_int(payload, "to_move", owner, 0, 1)
+        colour = payload.get("south_colour")
+        if colour not in COLOUR_NAMES:
+            raise InvalidStateError(f"{owner}: 'south_colour' must be 'red' or 'black', got {colour!r}")
+        south_colour = COLOUR_NAMES.index(colour)
+        first = payload.get("first_move", False)
+        if not isinstance(first, bool):
+            raise InvalidStateError(f"{owner}: 'first_move' must be true or false, got {first!r}")
+        if first and (to_move != 0 or not stacks[0] or len(stacks[0]) < 2):
+            raise InvalidStateError(
+                f"{owner}: with first_move true South (to_move 0) must be to move and S1 must hold 2 or more cards"
+            )
+        ply_count = json_int(payload, "plies", owner, 0, 2**31 - 1, default=0)
+        last_mover = payload.get("last_mover")
+        last_mover = -1 if last_mover is None else json_int(payload, "last_mover", owner, 0, 1)
+        if payload.get("lap_limit"):
+            raise InvalidStateError(f"{owner}: a position after a move stopped by the lap limit cannot be loaded")
+        history = payload.get("history") if self.gering else None
+        if "history" in payload and not self.gering:
+            raise InvalidStateError(f"{owner}: 'history' (the repetition record) exists only with ending='gering'")
+        if history is None:
+            a = self._build(stacks, to_move, south_colour, first, ply_count, last_mover)
+            _settle(a, self.params)
+            if payload.get("end") == "resign" and not self.gering and not a[O_HEAD + H_DONE]:
+                self._resigned(a, last_mover, to_move)
+            if self.gering:
+                _new_stretch(a, self.params)
+        else:
+            a = self._from_history(history, south_colour, ply_count, last_mover)
+        made = self._state_to_json(a)
+        for key in ("to_move", "first_move", "plies", "last_mover", "terminal", "end"):
+            if key in payload and made[key] != payload[key]:
+                raise InvalidStateError(
+                    f"{owner}: the position is inconsistent: {key!r} is {payload[key]!r} in the payload, but "
+                    + ("replaying the history gives" if history is not None else "the rules make it")
+                    + f" {made[key]!r}"
+                )
+        if made["stacks"] != [[card_name(c) for c in s] for s in stacks]:
+            raise InvalidStateError(
+                f"{owner}: the position is inconsistent: replaying the history gives the stacks {made['stacks']}"
+            )
+        return a
+
+    def _resigned(self, a: np.ndarray, last_mover: int, to_move: int) -> None:
+        """A position ended by resignation: check that the resigner could resign."""
+        owner = self.env_id
+        if last_mover < 0 or to_move != 1 - last_mover:
+            raise InvalidStateError(
+                f"{owner}: end 'resign' needs last_mover (the player who resigned) and to_move = the other player"
+            )
+        mine, theirs = (self.cards_in_play(State(self, a)) if last_mover == 0
+                        else self.cards_in_play(State(self, a))[::-1])
+        if not (mine + theirs < 13 and mine < theirs):
+            raise InvalidStateError(
+                f"{owner}: player {last_mover} could not resign here: resigning needs fewer than 13 cards in play "
+                f"({mine + theirs} here) and fewer cards than the opponent ({mine} against {theirs})"
+            )
+        a[O_HEAD + H_DONE] = 1
+        a[O_HEAD + H_END] = END_RESIGN
+
+    def _from_history(self, history, south_colour, ply_count, last_mover) -> np.ndarray:
+        owner = self.env_id
+        if not isinstance(history, dict):
+            raise InvalidStateError(f"{owner}: 'history' must be a dict with stacks, to_move, first_move, actions")
+        stacks = self._parse_stacks(history.get("stacks"), "history 'stacks'")
+        to_move = json_int(history, "to_move", owner, 0, 1)
+        first = bool(history.get("first_move", False))
+        actions = history.get("actions", [])
+        if not isinstance(actions, (list, tuple)) or any(
+            isinstance(x, bool) or not isinstance(x, (int, np.integer)) for x in actions
+        ):
+            raise InvalidStateError(f"{owner}: history 'actions' must be a list of integers, got {actions!r}")
+        cap = int(self.params[P_CAP])
+        if len(actions) >= cap or len(actions) > ply_count:
+            raise InvalidStateError(
+                f"{owner}: history 'actions' holds {len(actions)} actions; at most min(plies, max_plies) fit"
+            )
+        a = self._build(stacks, to_move, south_colour, first, ply_count - len(actions), last_mover)
+        _settle(a, self.params)
+        _new_stretch(a, self.params)
+        out = np.zeros(2, dtype=np.int64)
+        _replay(a, self.params, np.asarray(actions, dtype=np.int64), out)
+        if out[0] >= 0:
+            why = "comes after the end of the game" if out[1] == 1 else "is not legal there"
+            raise InvalidStateError(f"{owner}: history action {out[0]} ({actions[int(out[0])]}) {why}")
+        if int(rep_count(a, O_REP)) != len(actions) + 1:
+            raise InvalidStateError(
+                f"{owner}: the history's actions capture cards, but a history covers only the plies since the last "
+                f"capture"
+            )
+        return a
+
+    # -- notation ---------------------------------------------------------------------------
+    def _action_to_string(self, state: State, action: int) -> str:
+        if action == A_PASS:
+            return "pass"
+        if action == A_RESIGN:
+            return "resign"
+        player = max(state.current_player, 0)
+        clockwise = action >= A_ACE_CW
+        rel = action - A_ACE_CW if clockwise else action
+        pos = (rel + 6 * player) % N_POS
+        name = POSITION_NAMES[pos]
+        a = state.array
+        h = int(a[O_H + pos])
+        if clockwise:
+            return name + "c"
+        if h == 1 and (int(a[pos * CAP]) - 1) % 13 == 0:
+            return name + "a"
+        return name
+
+    def _string_to_action(self, state: State, text: str) -> int:
+        owner = self.env_id
+        if not isinstance(text, str):
+            raise NotationError(f"{owner}: a move must be a string, got {type(text).__name__}")
+        if state.is_terminal():
+            raise NotationError(f"{owner}: the game is over; no move {text!r} can be played")
+        raw = text.strip().upper()
+        if raw == "PASS":
+            action = A_PASS
+        elif raw == "RESIGN":
+            action = A_RESIGN
+        else:
+            match = re.fullmatch(r"([SN])([1-6])([AC]?)", raw)
+            if not match:
+                raise NotationError(
+                    f"{owner}: move {text!r} not understood; write a position S1..S6 or N1..N6 (add 'a' or 'c' "
+                    f"for a lone Ace counterclockwise or clockwise), 'pass' or 'resign'"
+                )
+            pos = POSITION_NAMES.index(match.group(1) + match.group(2))
+            rel = (pos - 6 * state.current_player) % N_POS
+            action = rel + (A_ACE_CW if match.group(3) == "C" else 0)
+        if not state.is_legal(action):
+            legal = ", ".join(self._action_to_string(state, a) for a in state.legal_actions())
+            raise NotationError(f"{owner}: {text!r} is not legal here; legal moves: {legal}")
+        return action
+
+    # -- text board ---------------------------------------------------------------------------
+    def _render_text(self, state: State) -> str:
+        a = state.array
+        stacks = self._stacks_json(a)
+        south = COLOUR_NAMES[int(a[O_HEAD + H_SOUTH_COLOUR])]
+        north = COLOUR_NAMES[1 - int(a[O_HEAD + H_SOUTH_COLOUR])]
+        lines = []
+        for pos in list(range(11, 5, -1)) + list(range(6)):
+            cards = " ".join(stacks[pos]) or "--"
+            lines.append(f"  {POSITION_NAMES[pos]} [{len(stacks[pos]):>2}] {cards}")
+        c0, c1 = self.cards_in_play(state)
+        s = state.scores()
+        if a[O_HEAD + H_DONE]:
+            result = "player_0 wins" if s[0] > s[1] else "player_1 wins" if s[1] > s[0] else "draw"
+            status = f"game over ({END_NAMES[int(a[O_HEAD + H_END])]}): {result} {s[0]}-{s[1]}"
+        else:
+            status = f"player_{int(a[O_HEAD + H_TO_MOVE])} to move"
+        header = (f"{self.env_id} ply {int(a[O_HEAD + H_PLIES])}: {status}; cards in play South ({south}) {c0}, "
+                  f"North ({north}) {c1}; stacks bottom to top, North's row first")
+        return "\n".join([header, *lines])
+
+
+def register_ids() -> None:
+    """Register the family's ids: one kernel, two endings."""
+    from ..registry import register_game
+
+    register_game("widdershins-v0", WiddershinsGame, "Widdershins (Parlett's card mancala) with Gering's ending")
+    register_game(
+        "widdershins-parlett-v0",
+        WiddershinsGame,
+        "Widdershins with Parlett's original ending and score, and the resign action",
+        ending="parlett",
+    )
