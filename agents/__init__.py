@@ -1,7 +1,16 @@
-"""Anything that picks moves, and the arena that plays agents against each other."""
+"""Anything that picks moves, and the arena that plays agents against each other.
+
+Random and greedy baselines (``simple``), alpha-beta and the exact solver (``search``), MCTS
+(``mcts``), a human at the terminal (``human``); agents from specs (``specs``); matches
+(``arena``), round-robin tournaments (``tournament``) and Elo ratings (``ratings``);
+accuracy against perfect play (``analysis``).
+"""
 
 from .arena import MatchResult, play_game, play_match
 from .base import Agent
+from .human import HumanAgent
+from .mcts import MCTSAgent, mcts_search
+from .search import AlphaBetaAgent, SolveResult, SolverAgent, search, solve
 from .simple import GreedyAgent, RandomAgent
 from .specs import AGENT_FACTORIES, AgentSpecError, make_agent
 
@@ -9,10 +18,18 @@ __all__ = [
     "AGENT_FACTORIES",
     "Agent",
     "AgentSpecError",
+    "AlphaBetaAgent",
     "GreedyAgent",
+    "HumanAgent",
+    "MCTSAgent",
     "MatchResult",
     "RandomAgent",
+    "SolveResult",
+    "SolverAgent",
     "make_agent",
+    "mcts_search",
     "play_game",
     "play_match",
+    "search",
+    "solve",
 ]

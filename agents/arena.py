@@ -1,11 +1,33 @@
-"""Matches between agents with seats swapped every game."""
+"""Matches between agents: seats swapped every game, each start position played twice.
+
+``play_match(env, agent_a, agent_b, games, seed, workers=...)``:
+
+* Game ``g`` seats agent A as ``player_0`` when ``g`` is even and as ``player_1`` when odd.
+* Games ``2k`` and ``2k+1`` start from the same seed (``start_seeds``): in a dealt game
+  (a card mancala) each deal is played twice, once from each seat, which removes the luck
+  of the deal, as ``mancala_envs.matchplay.play_deal_match`` does for a single deal. In
+  games without a random start it changes nothing.
+* Each agent is ``reset`` with its own seed before every game (derived from ``seed`` and
+  the game number), so a match is repeatable and a game's moves do not depend on which
+  process played it or what it played before.
+* ``workers`` processes (default: every core, capped by the number of games) play the
+  games; the parent forks them (Linux), so the agents, the game and numba's compiled code
+  are inherited, not pickled. ``workers=1`` plays in this process.
+* A game reaching the id's ``max_plies`` is truncated: neither win nor draw.
+
+Returns a ``MatchResult`` with win/draw/loss counts and score sums overall and per seat.
+"""
 
 from __future__ import annotations
 
+import multiprocessing as mp
+import os
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
+from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.game import Game
 from mancala_envs.registry import make_game
 
@@ -14,7 +36,10 @@ from .base import Agent
 
 @dataclass
 class MatchResult:
-    """Outcome of a match, from agent A's side unless a field says otherwise."""
+    """Outcome of a match, from agent A's side unless a field says otherwise.
+
+    Per-seat lists are indexed by the seat agent A played (0: A was ``player_0``).
+    """
 
     env_id: str
     agent_a: str
@@ -26,8 +51,16 @@ class MatchResult:
     truncated: int = 0
     score_diff_a: float = 0.0  # summed (A's score - B's score)
     wins_a_by_seat: list[int] = field(default_factory=lambda: [0, 0])
+    wins_b_by_seat: list[int] = field(default_factory=lambda: [0, 0])
+    draws_by_seat: list[int] = field(default_factory=lambda: [0, 0])
     games_a_by_seat: list[int] = field(default_factory=lambda: [0, 0])
+    score_a_by_seat: list[float] = field(default_factory=lambda: [0.0, 0.0])  # A's summed score
+    score_b_by_seat: list[float] = field(default_factory=lambda: [0.0, 0.0])  # B's summed score
     records: list[list[int]] = field(default_factory=list)
+
+    @property
+    def losses_a(self) -> int:
+        return self.wins_b
 
     def summary(self) -> str:
         mean = self.score_diff_a / max(self.games, 1)
@@ -41,7 +74,8 @@ class MatchResult:
             played = self.games_a_by_seat[seat]
             if played:
                 lines.append(
-                    f"  {self.agent_a} as player_{seat}: {self.wins_a_by_seat[seat]}/{played} wins"
+                    f"  {self.agent_a} as player_{seat}: {self.wins_a_by_seat[seat]}/{played} wins, "
+                    f"{self.draws_by_seat[seat]} draws, {self.wins_b_by_seat[seat]} losses"
                 )
         return "\n".join(lines)
 
@@ -57,32 +91,112 @@ def play_game(game, agents: tuple[Agent, Agent], seed: int | None) -> tuple[list
     while not state.is_terminal():
         if cap is not None and state.plies >= cap:
             return [0.0, 0.0], state.scores(), actions, True
-        action = agents[state.current_player].act(state.clone())
-        state.apply(action)
+        agent = agents[state.current_player]
+        action = agent.act(state.clone())
+        if not state.is_legal(action):
+            raise MancalaError(
+                f"{game.env_id}: agent {getattr(agent, 'name', agent)!r} chose action {action!r}, which is not "
+                f"legal for player {state.current_player}; legal actions: {state.legal_actions()}"
+            )
+        state.apply(int(action))
         actions.append(int(action))
     return state.returns(), state.scores(), actions, False
 
 
+def start_seeds(game: Game, games: int, seed: int) -> list[int]:
+    """The start-position seed of each game: games 2k and 2k+1 share one (a deal played twice).
+
+    The hook where a family-specific deal schedule would go; every id uses this one.
+    """
+    pairs = np.random.SeedSequence([seed, 1]).generate_state((games + 1) // 2, dtype=np.uint32)
+    return [int(pairs[g // 2]) for g in range(games)]
+
+
+def _agent_seeds(games: int, seed: int) -> np.ndarray:
+    return np.random.SeedSequence([seed, 2]).generate_state(games * 2, dtype=np.uint32).reshape(games, 2)
+
+
+# The match a forked worker plays: set in the parent just before forking.
+_JOB: dict = {}
+
+
+def _play_indexed(g: int) -> tuple[int, list[float], list, list[int], bool]:
+    job = _JOB
+    game, a, b = job["game"], job["a"], job["b"]
+    seat_a = g % 2
+    a.reset(seed=int(job["agent_seeds"][g, 0]))
+    b.reset(seed=int(job["agent_seeds"][g, 1]))
+    seated = (a, b) if seat_a == 0 else (b, a)
+    rets, scores, actions, truncated = play_game(game, seated, job["start"][g])
+    return g, rets, scores, actions, truncated
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
 def play_match(
-    env: str | Game, agent_a: Agent, agent_b: Agent, games: int = 10, seed: int = 0, **options
+    env: str | Game,
+    agent_a: Agent,
+    agent_b: Agent,
+    games: int = 10,
+    seed: int = 0,
+    workers: int | None = 1,
+    progress: Callable[[int], None] | None = None,
+    **options,
 ) -> MatchResult:
-    """``games`` games of ``env`` (an id, or a Game); A is player_0 in even games, player_1 in odd ones."""
-    if games < 1:
-        raise ValueError(f"games must be at least 1, got {games}")
+    """``games`` games of ``env`` (an id, or a Game); A is player_0 in even games, player_1 in odd ones.
+
+    ``workers``: processes to play in (``None``: every core). ``progress(n)`` is called
+    after each finished game with the number finished so far.
+    """
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"games must be an integer of at least 1, got {games!r}")
     game = env if isinstance(env, Game) else make_game(env, **options)
-    env_id = game.env_id
-    seeds = np.random.SeedSequence(seed).generate_state(games * 3, dtype=np.uint64).reshape(games, 3)
-    result = MatchResult(env_id, agent_a.name, agent_b.name)
-    for g in range(games):
+    workers = default_workers() if workers is None else int(workers)
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    workers = min(workers, games)
+    job = {
+        "game": game,
+        "a": agent_a,
+        "b": agent_b,
+        "start": start_seeds(game, games, seed),
+        "agent_seeds": _agent_seeds(games, seed),
+    }
+    for agent in (agent_a, agent_b):
+        warm = getattr(agent, "warmup", None)
+        if warm is not None:
+            warm(game)  # compile in this process, so forked workers inherit the code
+    outcomes: list = [None] * games
+    _JOB.clear()
+    _JOB.update(job)
+    try:
+        if workers == 1 or "fork" not in mp.get_all_start_methods():
+            for g in range(games):
+                outcomes[g] = _play_indexed(g)
+                if progress:
+                    progress(g + 1)
+        else:
+            ctx = mp.get_context("fork")
+            with ctx.Pool(workers) as pool:
+                done = 0
+                for out in pool.imap_unordered(_play_indexed, range(games), chunksize=1):
+                    outcomes[out[0]] = out
+                    done += 1
+                    if progress:
+                        progress(done)
+    finally:
+        _JOB.clear()
+    result = MatchResult(game.env_id, agent_a.name, agent_b.name)
+    for g, rets, scores, actions, truncated in outcomes:
         seat_a = g % 2
-        agent_a.reset(seed=int(seeds[g, 1]))
-        agent_b.reset(seed=int(seeds[g, 2]))
-        seated = (agent_a, agent_b) if seat_a == 0 else (agent_b, agent_a)
-        rets, scores, actions, truncated = play_game(game, seated, int(seeds[g, 0]))
         result.games += 1
         result.games_a_by_seat[seat_a] += 1
         result.records.append(actions)
         result.score_diff_a += scores[seat_a] - scores[1 - seat_a]
+        result.score_a_by_seat[seat_a] += scores[seat_a]
+        result.score_b_by_seat[seat_a] += scores[1 - seat_a]
         if truncated:
             result.truncated += 1
         elif rets[seat_a] > 0:
@@ -90,6 +204,8 @@ def play_match(
             result.wins_a_by_seat[seat_a] += 1
         elif rets[seat_a] < 0:
             result.wins_b += 1
+            result.wins_b_by_seat[seat_a] += 1
         else:
             result.draws += 1
+            result.draws_by_seat[seat_a] += 1
     return result

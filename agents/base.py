@@ -29,5 +29,8 @@ class Agent:
     def act(self, state: State) -> int:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def warmup(self, game) -> None:
+        """Pay one-off costs (numba compilation for ``game``'s kernel) now, e.g. before forking."""
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"

@@ -56,7 +56,7 @@ def test_match_is_reproducible(capsys):
         (["show", "kalah-v7"], "unknown env id 'kalah-v7'"),
         (["show", "kalah-v0", "pits=zero"], "pits must be an integer from 1 to 16"),
         (["show", "kalah-v0", "holes=3"], "unknown option 'holes'; valid options are: pits"),
-        (["match", "kalah-v0", "wizard", "random"], "unknown agent 'wizard'; known agents: greedy, random"),
+        (["match", "kalah-v0", "wizard", "random"], "unknown agent 'wizard'; known agents: alphabeta, greedy, human"),
         (["match", "kalah-v0", "random", "random", "--games", "0"], "--games must be at least 1"),
     ],
 )

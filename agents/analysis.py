@@ -1,0 +1,96 @@
+"""Accuracy against perfect play on boards small enough to solve.
+
+``optimal_move_rate(agent, env_id, positions=100, seed=0, **options)`` samples positions
+of the game (uniformly random moves from the start, a random number of them), solves every
+move of each position exactly (``agents.search.solve``, one shared transposition table), and
+reports how often the agent's move is one of the optimal ones (those keeping the mover's
+best final score difference).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mancala_envs.core.game import Game, State
+from mancala_envs.registry import make_game
+
+from .base import Agent
+from .search import TranspositionTable, solve
+
+__all__ = ["OptimalMoveRate", "move_values", "optimal_move_rate"]
+
+
+@dataclass
+class OptimalMoveRate:
+    env_id: str
+    agent: str
+    positions: int
+    optimal: int
+    rate: float
+    mean_loss: float  # mean score-difference lost by the agent's move against the best move
+
+
+def move_values(state: State, tt: TranspositionTable | None = None, key: str = "state") -> dict[int, float]:
+    """Exact value of every legal move for the player to move (final score difference, mover's side)."""
+    me = state.current_player
+    out = {}
+    tt = tt or TranspositionTable(20)
+    for a in state.legal_actions():
+        child = state.clone()
+        child.apply(a)
+        if child.is_terminal():
+            s = child.scores()
+            out[a] = float(s[me] - s[1 - me])
+        else:
+            r = solve(child, tt=tt, key=key)
+            out[a] = r.mover_value if child.current_player == me else -r.mover_value
+    return out
+
+
+def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_tries: int = 100_000) -> list[State]:
+    lengths = []
+    out: list[State] = []
+    tries = 0
+    while len(out) < count and tries < max_tries:
+        tries += 1
+        state = game.new_state(int(rng.integers(2**31)))
+        guess = int(np.median(lengths)) if lengths else 30
+        k = int(rng.integers(0, max(guess, 1)))
+        played = 0
+        while not state.is_terminal() and played < k:
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+            played += 1
+        if state.is_terminal():
+            lengths.append(played)
+            continue
+        if game.max_plies is not None and state.plies >= game.max_plies:
+            continue
+        out.append(state)
+    return out
+
+
+def optimal_move_rate(agent: Agent, env: str | Game, positions: int = 100, seed: int = 0, key: str = "state",
+                      tt_bits: int = 22, **options) -> OptimalMoveRate:
+    """Share of sampled positions where ``agent`` plays an optimal move (see the module docstring)."""
+    if positions < 1:
+        raise ValueError(f"positions must be at least 1, got {positions}")
+    game = env if isinstance(env, Game) else make_game(env, **options)
+    rng = np.random.default_rng(seed)
+    tt = TranspositionTable(tt_bits)
+    states = _sample_positions(game, positions, rng)
+    optimal = 0
+    loss = 0.0
+    agent.reset(seed=seed)
+    for state in states:
+        values = move_values(state, tt, key)
+        best = max(values.values())
+        move = agent.act(state.clone())
+        if values[move] == best:
+            optimal += 1
+        loss += best - values[move]
+    n = len(states)
+    return OptimalMoveRate(game.env_id, getattr(agent, "name", type(agent).__name__), n, optimal,
+                           optimal / max(n, 1), loss / max(n, 1))

@@ -1,0 +1,171 @@
+"""Specs, the arena on several processes, ratings, tournaments and the solve/tournament commands."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+
+import numpy as np
+import pytest
+
+import mancala_envs
+from agents import AGENT_FACTORIES, AgentSpecError, HumanAgent, RandomAgent, make_agent, play_match
+from agents.arena import start_seeds
+from agents.cli_commands import add_solve_parser, add_tournament_parser
+from agents.ratings import PairResult, bootstrap, bradley_terry, wilson_interval
+from agents.tournament import round_robin
+from mancala_envs.core.errors import MancalaError
+
+
+def test_specs_build_the_search_agents():
+    ab = make_agent("alphabeta:depth=6", seed=0)
+    assert ab.depth == 6 and ab.time is None and ab.name == "alphabeta:depth=6"
+    assert make_agent("alphabeta:time=0.5").time == 0.5
+    m = make_agent("mcts:sims=2000,c=1.4", seed=0)
+    assert m.sims == 2000 and m.c == 1.4
+    assert make_agent("mcts:time=0.25").time == 0.25
+    assert make_agent("alphabeta:depth=2,key=obs").key == "obs"
+
+
+def test_spec_errors_name_agents_and_keys():
+    with pytest.raises(AgentSpecError, match="known agents: alphabeta, greedy, human, mcts, policy, random, solver"):
+        make_agent("minimax:depth=3")
+    with pytest.raises(AgentSpecError, match=r"alphabeta takes depth=<int>, time=<float>, tt_bits=<int>, key=<state\|obs>"):
+        make_agent("alphabeta:sims=3")
+    with pytest.raises(AgentSpecError, match=r"mcts takes sims=<int>, c=<float>, time=<float>, max_nodes=<int>"):
+        make_agent("mcts:depth=3")
+    with pytest.raises(AgentSpecError, match="is not a valid int"):
+        make_agent("alphabeta:depth=deep")
+    with pytest.raises(AgentSpecError, match="depth must be at least 1"):
+        make_agent("alphabeta:depth=0")
+    with pytest.raises(MancalaError, match="issue 9|no model at"):
+        make_agent("policy:runs/no-such-model.zip")
+    with pytest.raises(AgentSpecError, match="needs a path"):
+        make_agent("policy")
+    assert set(AGENT_FACTORIES) >= {"random", "greedy", "alphabeta", "mcts", "solver", "human", "policy"}
+
+
+def test_human_agent_reads_notation_and_retries():
+    game = mancala_envs.make_game("kalah-v0")
+    state = game.new_state(0)
+    out = io.StringIO()
+    agent = HumanAgent(stdin=io.StringIO("?\n9\nfoo\n3\n"), stdout=out)
+    action = agent.act(state)
+    assert action == game.string_to_action(state, "3")
+    text = out.getvalue()
+    assert "legal moves: 6, 5, 4, 3, 2, 1" in text and text.count("not a legal move") == 2
+    with pytest.raises(EOFError):
+        HumanAgent(stdin=io.StringIO(""), stdout=io.StringIO()).act(state)
+
+
+def test_match_on_two_processes_equals_one():
+    game = mancala_envs.make_game("kalah-v0", pits=4)
+    one = play_match(game, make_agent("greedy", seed=1), RandomAgent(seed=2), games=12, seed=3, workers=1)
+    two = play_match(game, make_agent("greedy", seed=1), RandomAgent(seed=2), games=12, seed=3, workers=2)
+    assert one.records == two.records and one.to_dict() == two.to_dict()
+    assert one.games_a_by_seat == [6, 6]
+    assert sum(one.wins_a_by_seat) == one.wins_a and sum(one.wins_b_by_seat) == one.wins_b
+    assert one.wins_a + one.wins_b + one.draws + one.truncated == 12
+
+
+def test_each_start_seed_is_played_from_both_seats():
+    game = mancala_envs.make_game("kalah-v0")
+    seeds = start_seeds(game, 7, seed=5)
+    assert seeds[0] == seeds[1] and seeds[2] == seeds[3] and seeds[4] == seeds[5]
+    assert len(set(seeds)) == 4
+
+
+def test_match_rejects_bad_counts():
+    with pytest.raises(ValueError, match="games"):
+        play_match("kalah-v0", RandomAgent(), RandomAgent(), games=0)
+    with pytest.raises(ValueError, match="workers"):
+        play_match("kalah-v0", RandomAgent(), RandomAgent(), games=2, workers=0)
+
+
+def test_bradley_terry_recovers_a_known_ordering():
+    # true Elo: random 0, weak 200, mid 500, strong 900; expected results of 400 games per pair
+    true = {"random": 0.0, "weak": 200.0, "mid": 500.0, "strong": 900.0}
+    names = list(true)
+    rng = np.random.default_rng(0)
+    pairs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            p = 1 / (1 + 10 ** ((true[b] - true[a]) / 400))
+            wins_a = int(rng.binomial(400, p))
+            pairs.append(PairResult(a, b, wins_a, 400 - wins_a, 0))
+    r = bootstrap(pairs, names, samples=100, seed=1)
+    elo = dict(zip(r.names, r.elo))
+    assert elo["random"] == 0.0
+    assert elo["random"] < elo["weak"] < elo["mid"] < elo["strong"]
+    for name in names[1:]:
+        assert abs(elo[name] - true[name]) < 80, (name, elo[name])
+        k = r.names.index(name)
+        assert r.low[k] <= elo[name] <= r.high[k]
+    # the anchor falls back to the first agent when random is absent
+    assert bradley_terry([PairResult("x", "y", 30, 10, 0)]).anchor == "x"
+
+
+def test_bradley_terry_stays_finite_on_a_clean_sweep():
+    r = bradley_terry([PairResult("random", "ab", 0, 50, 0)])
+    assert np.isfinite(r.elo).all() and r.elo[1] > 400
+
+
+def test_wilson_interval():
+    lo, hi = wilson_interval(0, 20)
+    assert lo == 0.0 and 0.1 < hi < 0.2
+    lo, hi = wilson_interval(10, 20)
+    assert lo < 0.5 < hi and abs((lo + hi) / 2 - 0.5) < 1e-9
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def _run(add_parser, argv):
+    parser = argparse.ArgumentParser(prog="mancala")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_parser(sub)
+    args, extra = parser.parse_known_args(argv)
+    args.options = extra
+    return args.func(args)
+
+
+def test_solve_command_json(capsys):
+    assert _run(add_solve_parser, ["solve", "kalah-irving2000-v0", "pits=3", "seeds=3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["value"] == 2 and out["exact"] is True
+    assert {"value", "best_action", "nodes", "seconds"} <= set(out)
+    assert _run(add_solve_parser, ["solve", "kalah-v0", "pits=2", "seeds=2"]) == 0
+    assert "value (player_0 - player_1 under perfect play)" in capsys.readouterr().out
+    with pytest.raises(MancalaError, match="unknown option 'pots'"):
+        _run(add_solve_parser, ["solve", "kalah-v0", "pots=3"])
+
+
+def test_tournament_command_writes_table_and_files(tmp_path, capsys):
+    argv = ["tournament", "kalah-v0", "--agents", "random", "greedy", "alphabeta:depth=2", "pits=3",
+            "--games", "6", "--out", str(tmp_path), "--bootstrap", "20", "--workers", "1"]
+    assert _run(add_tournament_parser, argv) == 0
+    captured = capsys.readouterr()
+    assert "Elo" in captured.out and "alphabeta:depth=2" in captured.out
+    assert "18/18 games" in captured.err  # the progress bar
+    data = json.loads((tmp_path / "tournament-kalah-v0.json").read_text())
+    assert data["options"]["pits"] == 3 and data["ratings"]["random"]["elo"] == 0.0
+    csv_lines = (tmp_path / "tournament-kalah-v0.csv").read_text().splitlines()
+    assert csv_lines[0].startswith("agent,elo,elo_low,elo_high") and len(csv_lines) == 4
+    assert (tmp_path / "tournament-kalah-v0.png").stat().st_size > 1000
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
+    with pytest.raises(MancalaError, match="at least 2 agent specs"):
+        _run(add_tournament_parser, ["tournament", "kalah-v0", "--agents", "random"])
+    with pytest.raises(AgentSpecError, match="known agents"):
+        _run(add_tournament_parser, ["tournament", "kalah-v0", "--agents", "random", "nobody"])
+
+
+def test_round_robin_per_seat_counts():
+    result = round_robin("kalah-v0", ["random", "greedy"], games=10, seed=2, workers=1, bootstrap_samples=10, pits=3)
+    rows = {r.name: r for r in result.rows}
+    for r in rows.values():
+        assert r.seat_games == [5, 5] and r.games == 10
+        assert r.wins + r.draws + r.losses <= 10
+        for s in (0, 1):
+            lo, hi = r.seat_wilson[s]
+            assert lo <= r.seat_wins[s] / 5 <= hi
+    assert rows["random"].wins == rows["greedy"].losses
+    assert "random vs greedy" in result.table()

@@ -1,0 +1,302 @@
+"""Alpha-beta, the exact solver and MCTS over every registered id, against plain references.
+
+The references are plain Python minimax over the ``State`` API, with the same evaluation
+as ``agents.search`` (see its docstring): leaves and ply-cap positions are the mover's score
+difference, game ends add ``1e6 * returns`` for the agents and nothing for the solver.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import mancala_envs
+from agents import AlphaBetaAgent, MCTSAgent, RandomAgent, make_agent, play_match
+from agents.analysis import move_values, optimal_move_rate
+from agents.mcts import mcts_search
+from agents.search import WIN_BONUS, TranspositionTable, search, solve
+from mancala_envs.core.errors import MancalaError
+from mancala_envs.registry import get_entry
+
+IDS = mancala_envs.list_envs()
+
+# Options that make a board small, tried one by one on every id (those a family lacks or
+# rejects are left out). A family added later without any of them is tested at its
+# registered size, at shallow depth.
+SMALL = {"pits": 2, "seeds": 2, "holes": 3, "stones": 2, "max_setup_seeds": 1,
+         "piles": 3, "cards_per_pile": 2, "red_pairs": 1, "blue_pairs": 1}
+SMALL_CAP = 30  # the ply cap of a shrunk board (some small boards can cycle)
+
+
+def small_game(env_id: str):
+    """The id with every SMALL option it accepts; ``opts`` is empty if none applied."""
+    names = {o.name for o in get_entry(env_id).game_options()}
+    opts: dict = {}
+    for key, value in SMALL.items():
+        if key in names:
+            try:
+                mancala_envs.make_game(env_id, **{**opts, key: value})
+            except MancalaError:
+                continue
+            opts[key] = value
+    if opts and "max_plies" in names:
+        opts["max_plies"] = SMALL_CAP
+    return mancala_envs.make_game(env_id, **opts), opts
+
+
+class Budget(Exception):
+    pass
+
+
+def minimax(state, depth, solver, budget):
+    """Plain negamax value for the player to move (no pruning, no table)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise Budget
+    me = state.current_player
+    cap = state.game.max_plies
+    best = -np.inf
+    for a in state.legal_actions():
+        child = state.clone()
+        child.apply(a)
+        cp = child.current_player
+        if cp < 0 or depth <= 1 or (cap is not None and child.plies >= cap):
+            s = child.scores()
+            v = s[me] - s[1 - me]
+            if cp < 0 and not solver:
+                v += WIN_BONUS * child.returns()[me]
+        else:
+            v = minimax(child, depth - 1, solver, budget)
+            v = v if cp == me else -v
+        best = max(best, v)
+    return best
+
+
+def positions(game, count, seed, max_moves=12):
+    """The start position and some reached by random moves (not over, below the cap)."""
+    rng = np.random.default_rng(seed)
+    out = [game.new_state(seed)]
+    while len(out) < count:
+        state = game.new_state(int(rng.integers(1000)))
+        for _ in range(int(rng.integers(1, max_moves))):
+            if state.is_terminal():
+                break
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+        if not state.is_terminal() and (game.max_plies is None or state.plies < game.max_plies - 8):
+            out.append(state)
+    return out
+
+
+@pytest.fixture(scope="session")
+def compiled():
+    """Compile the search loops once per kernel for the session (numba: a few s each)."""
+    done = set()
+    for env_id in IDS:
+        game = mancala_envs.make_game(env_id)
+        if id(game.kernel) in {k for k in done}:
+            continue
+        search(game.new_state(0), depth=1, tt=TranspositionTable(4))
+        mcts_search(game.new_state(0), sims=2)
+        done.add(id(game.kernel))
+    return True
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_alphabeta_equals_minimax(env_id, compiled):
+    game, opts = small_game(env_id)
+    depth = 4 if opts else 3
+    for state in positions(game, 4, seed=3):
+        got = search(state, depth=depth, tt=TranspositionTable(16))
+        # iterative deepening stops early only on a proven end of the game
+        assert got.depth == depth or abs(got.value) > WIN_BONUS / 2
+        depth_used = got.depth
+        expected = minimax(state, depth_used, False, [10**6])
+        assert got.value == pytest.approx(expected), (env_id, opts, state.to_json())
+        # the move it returns achieves that value
+        child = state.clone()
+        child.apply(got.best_action)
+        if child.is_terminal() or depth_used == 1:
+            continue
+        sub = minimax(child, depth_used - 1, False, [10**6])
+        if sub is not None:
+            sub = sub if child.current_player == state.current_player else -sub
+            assert sub == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_solver_equals_brute_force(env_id, compiled):
+    game, opts = small_game(env_id)
+    tested = 0
+    if not opts:
+        pytest.skip(f"{env_id}: no option makes the board small enough for a brute-force solve")
+    for state in positions(game, 12, seed=5, max_moves=40):
+        if tested >= 4:
+            break
+        try:
+            expected = minimax(state, 10**6, True, [30_000])
+        except Budget:
+            continue
+        for method in ("mtdf", "alphabeta"):
+            result = solve(state, method=method, tt_bits=16)
+            assert result.mover_value == expected, (env_id, method, state.to_json())
+            assert result.value == (expected if state.current_player == 0 else -expected)
+            values = move_values(state)
+            assert values[result.best_action] == expected
+        tested += 1
+    assert tested >= 2, f"{env_id} {opts}: too few positions small enough for brute force"
+
+
+@pytest.mark.parametrize("env_id", ["kalah-irving2000-v0", "kalah-v0", "kalah-basic-v0", "progressive-v0"])
+def test_observation_key_finds_the_same_values(env_id, compiled):
+    game, _ = small_game(env_id)
+    if env_id.startswith("kalah"):
+        game = mancala_envs.make_game(env_id, pits=3, seeds=3)
+    for state in positions(game, 5, seed=8, max_moves=8):
+        a = solve(state, key="state", tt_bits=18)
+        b = solve(state, key="obs", tt_bits=18)
+        assert a.mover_value == b.mover_value and b.exact
+
+
+def test_kalah_3x3_values():
+    # Irving et al. (2000) report a first-player win for Kalah(3,3); our margin under their rules
+    r = solve(mancala_envs.make_game("kalah-irving2000-v0", pits=3, seeds=3))
+    assert r.value == 2 and r.exact
+    assert solve(mancala_envs.make_game("kalah-irving2000-v0", pits=1, seeds=2)).value == -2
+
+
+def test_alphabeta_finds_forced_win_through_an_extra_turn():
+    #               1    2    3    4    5    6
+    #  player_1  [  2][  0][  0][  0][  0][ 10]
+    #       [ 15]                              [ 10]
+    #  player_0  [  0][  0][  0][  0][  1][  1]      player_0 to move
+    #               6    5    4    3    2    1
+    # Hole 1 (action 5) reaches the store: extra turn; then hole 2 (action 4) lands in the
+    # emptied hole 1 and captures the 10 opposite. Playing hole 2 first captures nothing.
+    game = mancala_envs.make_game("kalah-v0")
+    state = game.state_from_json({"pits": [[0, 0, 0, 0, 1, 1], [10, 0, 0, 0, 0, 2]], "stores": [10, 15], "to_move": 0})
+    values = move_values(state)
+    assert values[5] > 0 > values[4]
+    for depth in (2, 3, 6):
+        result = search(state, depth=depth)
+        assert result.best_action == 5
+    assert search(state, depth=6).value > WIN_BONUS / 2  # a proven win
+    agent = AlphaBetaAgent(seed=0, depth=4)
+    assert agent.act(state) == 5
+    after = state.clone()
+    after.apply(5)
+    assert after.current_player == 0 and agent.act(after) == 4
+
+
+def test_alphabeta_finds_forced_win_in_progressive_bonus_moves():
+    # One row, the Goal shared: a move ending in the Goal takes everything in it.
+    game = mancala_envs.make_game("progressive-v0", holes=3, stones=2)
+    for state in positions(game, 6, seed=11, max_moves=6):
+        values = move_values(state)
+        best = max(values.values())
+        result = search(state, depth=40)
+        assert values[result.best_action] == best
+
+
+# Known gaps of depth-limited alpha-beta with the score-difference evaluation (see the report
+# of issue 7): in the chosen-start setup the score is 0 for every line until play begins, 12+
+# plies away, so the chooser's setup is blind; Afrika's 400-ply games against random lose
+# about 1 in 10 at depth 3-5. MCTS passes both.
+AB_KNOWN_WEAK = {"kalah-chosen-start-v0", "afrika-v0"}
+
+
+@pytest.mark.parametrize("spec", ["alphabeta:depth=3", "mcts:sims=100"])
+@pytest.mark.parametrize("env_id", IDS)
+def test_search_agents_beat_random(env_id, spec, compiled, request):
+    if spec.startswith("alphabeta") and env_id in AB_KNOWN_WEAK:
+        request.applymarker(pytest.mark.xfail(reason="depth-limited alpha-beta, see AB_KNOWN_WEAK", strict=False))
+    game = mancala_envs.make_game(env_id)
+    for spec, games in ((spec, 20),):
+        result = play_match(game, make_agent(spec, seed=1), RandomAgent(seed=2), games=games, seed=4, workers=1)
+        assert result.wins_a >= 0.95 * games, result.summary()
+
+
+def test_time_budgets_are_respected(compiled):
+    state = mancala_envs.make_game("kalah-v0").new_state(0)
+    for spec, budget in (("alphabeta:time=0.2", 0.2), ("mcts:time=0.2", 0.2)):
+        agent = make_agent(spec, seed=0)
+        agent.act(state)  # warm
+        start = time.perf_counter()
+        action = agent.act(state)
+        elapsed = time.perf_counter() - start
+        assert action in state.legal_actions()
+        assert elapsed < budget + 1.5, (spec, elapsed)
+    ab = make_agent("alphabeta:time=0.3", seed=0)
+    ab.act(state)
+    assert ab.last.depth >= 4  # it deepened past the first iterations
+    m = make_agent("mcts:time=0.2", seed=0)
+    m.act(state)
+    assert m.last.simulations > 100
+
+
+def test_mcts_is_seeded_and_counts(compiled):
+    state = mancala_envs.make_game("kalah-v0", pits=4).new_state(0)
+    a = mcts_search(state, sims=500, seed=3)
+    b = mcts_search(state, sims=500, seed=3)
+    assert a.visits == b.visits and a.simulations == 500
+    assert sum(a.visits.values()) == 500
+    assert a.best_action == max(a.visits, key=a.visits.get)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_every_agent_plays_every_id(env_id, compiled):
+    from agents.arena import play_game
+
+    game = mancala_envs.make_game(env_id)
+    specs = ["random", "greedy:max_chain=8", "alphabeta:depth=2", "alphabeta:time=0.01", "mcts:sims=20",
+             "mcts:time=0.01"]
+    for k, spec in enumerate(specs):
+        agent = make_agent(spec, seed=k)
+        rets, scores, actions, truncated = play_game(game, (agent, RandomAgent(seed=k)), seed=k)
+        assert len(actions) > 0 and (truncated or sum(rets) == 0)
+    small, opts = small_game(env_id)
+    if opts:
+        start = small.new_state(0)
+        try:
+            minimax(start, 10**6, True, [30_000])  # small enough to solve at every move
+        except Budget:
+            return
+        solver = make_agent("solver:tt_bits=16", seed=0)
+        rets, _, _, truncated = play_game(small, (solver, RandomAgent(seed=1)), seed=0)
+        assert truncated or rets[0] >= 0 or solve(small).value < 0
+
+
+def test_optimal_move_rate(compiled):
+    game = mancala_envs.make_game("kalah-v0", pits=3, seeds=2)
+    perfect = optimal_move_rate(make_agent("solver:tt_bits=16"), game, positions=20, seed=1)
+    assert perfect.positions == 20 and perfect.rate == 1.0 and perfect.mean_loss == 0
+    rnd = optimal_move_rate(RandomAgent(seed=0), game, positions=20, seed=1)
+    assert rnd.rate < 1.0 and rnd.mean_loss > 0
+    deep = optimal_move_rate(make_agent("alphabeta:depth=8"), game, positions=20, seed=1)
+    assert deep.rate > rnd.rate
+
+
+def test_agent_pickles_without_its_table():
+    import pickle
+
+    agent = make_agent("alphabeta:depth=3,tt_bits=10", seed=0)
+    twin = pickle.loads(pickle.dumps(agent))
+    assert twin.tt.key.shape == (1024,) and twin.depth == 3
+    mcts = pickle.loads(pickle.dumps(MCTSAgent(seed=0, sims=10)))
+    assert mcts.sims == 10
+
+
+def test_search_rejects_bad_input():
+    game = mancala_envs.make_game("kalah-v0")
+    state = game.new_state(0)
+    with pytest.raises(ValueError, match="depth"):
+        search(state, depth=0)
+    with pytest.raises(ValueError, match="key must be one of state, obs"):
+        search(state, depth=2, key="bogus")
+    over = game.state_from_json({"pits": [[0] * 6, [0] * 6], "stores": [24, 24], "to_move": 0})
+    with pytest.raises(ValueError, match="game is over"):
+        solve(over)
+    with pytest.raises(ValueError, match="game is over"):
+        mcts_search(over)
