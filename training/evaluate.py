@@ -40,16 +40,18 @@ def eval_main(args: argparse.Namespace) -> int:
     from mancala_envs.core.options import parse_key_values
     from mancala_envs.registry import get_entry
 
+    # key=value words anywhere on the line: the mancala command collects them in args.options
+    game_options = list(getattr(args, "options", None) or [])
     model_path = resolve_model_path(args.model)
     run_dir = _run_dir_of(Path(args.model))
     if args.env:
         entry = get_entry(args.env)
-        options = parse_key_values(entry.game_options(), args.game_options, args.env)
+        options = parse_key_values(entry.game_options(), game_options, args.env)
         env_id = args.env
     elif run_dir is not None:
         saved = yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8"))
         env_id, options = saved["env_id"], dict(saved.get("options") or {})
-        if args.game_options:
+        if game_options:
             raise ConfigError("the game comes from the run's config.yaml; give --env ID to evaluate on another one")
     else:
         raise ConfigError(f"{str(args.model)!r} is not inside a run folder; give the game with --env ID [key=value ...]")
@@ -83,7 +85,6 @@ def eval_main(args: argparse.Namespace) -> int:
 def add_eval_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("eval", help="evaluate a trained model against agents")
     parser.add_argument("model", metavar="MODEL_OR_RUN_DIR")
-    parser.add_argument("game_options", nargs="*", metavar="key=value", help="game options (with --env)")
     parser.add_argument("--against", nargs="+", default=["random", "greedy"], metavar="SPEC", help="agent specs")
     parser.add_argument("--games", type=int, default=100, help="games per opponent (default 100)")
     parser.add_argument("--env", metavar="ID", help="the game, for a model file outside a run folder")

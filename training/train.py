@@ -454,13 +454,13 @@ def train_main(args: argparse.Namespace) -> int:
     command = "mancala train " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if sys.argv[1:2] == ["train"] else " ".join(map(shlex.quote, sys.argv))
     if args.resume:
         run_dir = Path(args.resume)
-        if args.config or args.overrides:
+        if args.config or args.overrides or getattr(args, "options", None):
             raise ConfigError("--resume continues a run with its saved config; give no config file or overrides")
         config, state = resume_run(run_dir)
     else:
         if not args.config:
             raise ConfigError("give a config file (e.g. configs/kalah-v0-quick.yaml) or --resume RUN_DIR")
-        config = load_config(args.config, args.overrides)
+        config = load_config(args.config, list(args.overrides) + list(getattr(args, "options", None) or []))
         run_dir = start_run(config, command)
         state = RunState()
     print(f"run folder: {run_dir}", flush=True)

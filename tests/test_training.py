@@ -1,0 +1,180 @@
+"""The training pipeline: configs, tiny runs of every config file, resume after SIGKILL, eval."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from training.config import ConfigError, TrainConfig, load_config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+TINY = [
+    "total_timesteps=512", "num_envs=4", "ppo.n_steps=64", "ppo.batch_size=64", "ppo.n_epochs=1",
+    "checkpoint_every=256", "pool.snapshot_every=256", "eval.every=512", "eval.games=2", "eval.final_games=2",
+    "eval.ladder_games=2",
+]
+
+
+def mancala(*args: str, timeout: float = 900, **kwargs) -> subprocess.CompletedProcess:
+    exe = shutil.which("mancala")
+    command = [exe, *args] if exe else [sys.executable, "-m", "mancala_envs.cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          stdin=subprocess.DEVNULL, **kwargs)
+
+
+def run_dir_from(output: str) -> Path:
+    for line in output.splitlines():
+        if line.startswith("run folder: "):
+            return Path(line.split(": ", 1)[1].strip())
+    raise AssertionError(f"no run folder in the output:\n{output}")
+
+
+# -- config -----------------------------------------------------------------------------------------
+def test_every_config_file_loads():
+    assert any(p.name == "kalah-v0.yaml" for p in CONFIGS) and any(p.name == "kalah-v0-quick.yaml" for p in CONFIGS)
+    for path in CONFIGS:
+        config = load_config(path)
+        assert isinstance(config, TrainConfig)
+
+
+@pytest.mark.parametrize(
+    "overrides, pattern",
+    [
+        (["learning_rate=0.1"], r"unknown config key learning_rate; valid keys: env_id, options, total_timesteps"),
+        (["ppo.lr=0.1"], r"unknown config key ppo.lr; valid keys in ppo: learning_rate, n_steps"),
+        (["total_timesteps=lots"], r"total_timesteps must be an integer, got 'lots'"),
+        (["ppo.net_arch=64"], r"ppo.net_arch must be a list, got 64"),
+        (["ppo.learning_rate=fast"], r"ppo.learning_rate must be a number"),
+        (["num_envs=0"], r"num_envs must be at least 1, got 0"),
+        (["eval.ladder=[greedy]"], r"eval.ladder must include 'random'"),
+        (["total_timesteps"], r"an override must look like key=value"),
+    ],
+)
+def test_config_errors_are_clear(overrides, pattern):
+    with pytest.raises(ConfigError, match=pattern):
+        load_config(ROOT / "configs" / "kalah-v0-quick.yaml", overrides)
+
+
+def test_config_errors_from_the_game_and_agents():
+    import mancala_envs
+    from agents import AgentSpecError
+
+    with pytest.raises(mancala_envs.UnknownEnvError, match="unknown env id 'kalah-v9'"):
+        load_config(None, ["env_id=kalah-v9"])
+    with pytest.raises(mancala_envs.InvalidOptionError, match="pits"):
+        load_config(None, ["options.pits=0"])
+    with pytest.raises(AgentSpecError, match="unknown agent 'wizard'"):
+        load_config(None, ["eval.ladder=[random, wizard]"])
+
+
+def test_config_file_errors(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read config"):
+        load_config(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("env_id: [unclosed\n")
+    with pytest.raises(ConfigError, match="is not valid YAML"):
+        load_config(bad)
+    listed = tmp_path / "list.yaml"
+    listed.write_text("- 1\n- 2\n")
+    with pytest.raises(ConfigError, match="must hold a mapping"):
+        load_config(listed)
+
+
+# -- runs -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
+def test_tiny_run_of_every_config(config, tmp_path):
+    out = mancala("train", str(config), *TINY, f"runs_dir={tmp_path}")
+    assert out.returncode == 0, out.stdout + out.stderr
+    run = run_dir_from(out.stdout)
+    for name in ("config.yaml", "command.txt", "meta.json", "final_model.zip", "report.md", "report.json",
+                 "evals.csv", "learning_curve.png", "win_rates.png", "checkpoints/latest.zip"):
+        assert (run / name).is_file(), name
+    report = json.loads((run / "report.json").read_text())
+    assert report["steps"] >= 512
+    ladder = load_config(config).eval.ladder
+    assert [row["opponent"] for row in report["final_evaluation"]] == ladder
+    for row in report["final_evaluation"]:
+        assert row["games"] == 2 and row["wins"] + row["draws"] + row["losses"] + row["truncated"] == 2
+        assert f"| {row['opponent']} | 2 | {row['wins']} | {row['draws']} | {row['losses']} |" in out.stdout
+    assert "learner" in report["ratings"] and report["ratings"]["random"]["elo"] == 0.0
+    with open(run / "evals.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == len(report["history"]) and {r["opponent"] for r in rows} == set(ladder)
+    assert not list(run.rglob("*.tmp*")), "no temporary file may be left behind"
+
+
+def test_resume_after_sigkill(tmp_path):
+    config = ROOT / "configs" / "kalah-v0-quick.yaml"
+    args = ["total_timesteps=4096", "num_envs=4", "ppo.n_steps=64", "ppo.batch_size=64", "ppo.n_epochs=1",
+            "checkpoint_every=256", "pool.snapshot_every=512", "eval.every=100000", "eval.games=2",
+            "eval.final_games=2", "eval.ladder_games=0", "eval.ladder=[random]", f"runs_dir={tmp_path}"]
+    exe = shutil.which("mancala")
+    command = [exe, "train", str(config), *args] if exe else [sys.executable, "-m", "mancala_envs.cli", "train", str(config), *args]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            stdin=subprocess.DEVNULL)
+    deadline = time.time() + 600
+    run = None
+    state_file = None
+    try:
+        while time.time() < deadline:
+            runs = list(tmp_path.glob("kalah-v0-*"))
+            if runs:
+                run = runs[0]
+                state_file = run / "checkpoints" / "state.json"
+                if state_file.is_file() and json.loads(state_file.read_text())["steps"] >= 512:
+                    break
+            assert proc.poll() is None, "the run ended before it could be killed: " + (proc.stdout.read() if proc.stdout else "")
+            time.sleep(0.2)
+        else:
+            raise AssertionError("no checkpoint within the time limit")
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=60)
+    killed_at = json.loads(state_file.read_text())["steps"]
+    assert 512 <= killed_at < 4096
+    out = mancala("train", "--resume", str(run))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"resumed from {run / 'checkpoints' / 'latest.zip'} at step {killed_at}" in out.stdout
+    report = json.loads((run / "report.json").read_text())
+    assert report["steps"] >= 4096
+    assert not list(run.rglob("*.tmp*"))
+
+
+def test_resume_errors(tmp_path):
+    out = mancala("train", "--resume", str(tmp_path))
+    assert out.returncode == 2 and "is not a run folder" in out.stderr
+    out = mancala("train")
+    assert out.returncode == 2 and "give a config file" in out.stderr
+
+
+def test_eval_on_a_saved_model(tmp_path):
+    out = mancala("train", str(ROOT / "configs" / "kalah-v0-quick.yaml"), *TINY, "eval.ladder=[random]",
+                  f"runs_dir={tmp_path}")
+    assert out.returncode == 0, out.stdout + out.stderr
+    run = run_dir_from(out.stdout)
+    result = mancala("eval", str(run), "--against", "random", "greedy", "--games", "4", "--ladder-games", "2")
+    assert result.returncode == 0, result.stdout + result.stderr
+    files = sorted(run.glob("eval-*.json"))
+    assert len(files) == 1 and files[0].with_suffix(".csv").is_file()
+    payload = json.loads(files[0].read_text())
+    assert [r["opponent"] for r in payload["rows"]] == ["random", "greedy"]
+    for r in payload["rows"]:
+        assert r["games"] == 4
+        assert f"| {r['opponent']} | 4 | {r['wins']} | {r['draws']} | {r['losses']} |" in result.stdout
+    # the model also plays as an agent spec
+    match = mancala("match", "kalah-v0", f"policy:{run}", "random", "--games", "2")
+    assert match.returncode == 0, match.stdout + match.stderr
+    wrong = mancala("eval", str(run / "final_model.zip"), "--env", "kalah-v0", "pits=4", "--games", "2")
+    assert wrong.returncode == 2 and "trained on observations of size 15" in wrong.stderr
