@@ -19,18 +19,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from mancala_envs.core.errors import MancalaError
-from mancala_envs.core.options import parse_key_values
 
 
 def _game(env_id: str, pairs: list[str]):
-    from mancala_envs.registry import get_entry, make_game
+    from mancala_envs.cli import _game_from_args  # the one reader of ID key=value ...
 
-    entry = get_entry(env_id)
-    options = parse_key_values(entry.game_options(), pairs, env_id)
-    return make_game(env_id, **options)
+    return _game_from_args(env_id, pairs)[1]
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -116,24 +112,3 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_tournament)
     return p
-
-
-def main(argv=None) -> int:  # pragma: no cover - a stand-in until mancala_envs.cli wires these in
-    parser = argparse.ArgumentParser(prog="mancala")
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_solve_parser(sub)
-    add_tournament_parser(sub)
-    args, extra = parser.parse_known_args(argv)
-    stray = [w for w in extra if "=" not in w or w.startswith("-")]
-    if stray:
-        parser.error(f"unrecognized arguments: {' '.join(stray)}")
-    args.options = extra
-    try:
-        return args.func(args)
-    except MancalaError as err:
-        print(f"mancala: error: {err}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

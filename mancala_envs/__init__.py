@@ -26,6 +26,7 @@ from .core.errors import (
 from .core.game import Game, Kernel, State
 from .env import MancalaAEC
 from .gym import MancalaGymEnv
+from .matchplay import play_deal_match
 from .registry import get_entry, list_envs, make, make_game, raw_env
 
 __version__ = "0.1.0"
@@ -46,5 +47,6 @@ __all__ = [
     "list_envs",
     "make",
     "make_game",
+    "play_deal_match",
     "raw_env",
 ]

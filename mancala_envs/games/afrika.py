@@ -169,6 +169,7 @@ from numba import njit
 
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
 from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, json_int, json_int_list
+from ..core.outcome import set_returns
 from ..core.options import Option
 
 # -- parameter vector ---------------------------------------------------------------------
@@ -356,14 +357,7 @@ def winner(state, params):
 @njit(cache=True)
 def returns(state, params, out):
     w = winner(state, params)
-    out[0] = 0.0
-    out[1] = 0.0
-    if w == 0:
-        out[0] = 1.0
-        out[1] = -1.0
-    elif w == 1:
-        out[0] = -1.0
-        out[1] = 1.0
+    set_returns(1 if w == 0 else (-1 if w == 1 else 0), out)
 
 
 @njit(cache=True)

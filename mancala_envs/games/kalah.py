@@ -180,6 +180,7 @@ from numba import njit
 
 from ..core.errors import IllegalActionError, InvalidOptionError, InvalidStateError, NotationError
 from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, json_int, json_int_list
+from ..core.outcome import set_returns
 from ..core.options import Option
 
 # -- parameter vector ---------------------------------------------------------------------
@@ -428,16 +429,7 @@ def scores(state, params, out):
 @njit(cache=True)
 def returns(state, params, out):
     n = params[P_PITS]
-    out[0] = 0.0
-    out[1] = 0.0
-    if state[2 * n + 2 + H_DONE]:
-        diff = state[n] - state[2 * n + 1]
-        if diff > 0:
-            out[0] = 1.0
-            out[1] = -1.0
-        elif diff < 0:
-            out[0] = -1.0
-            out[1] = 1.0
+    set_returns(state[n] - state[2 * n + 1] if state[2 * n + 2 + H_DONE] else 0, out)
 
 
 @njit(cache=True)

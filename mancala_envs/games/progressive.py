@@ -190,6 +190,7 @@ from numba import njit
 
 from ..core.errors import InvalidStateError, NotationError
 from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, json_int, json_int_list
+from ..core.outcome import set_returns
 from ..core.options import Option
 
 # -- parameter vector ---------------------------------------------------------------------
@@ -354,16 +355,8 @@ def scores(state, params, out):
 @njit(cache=True)
 def returns(state, params, out):
     head = params[P_HOLES] + 1
-    out[0] = 0.0
-    out[1] = 0.0
-    if state[head + H_DONE]:
-        diff = state[head + H_CAPTURED] - state[head + H_CAPTURED + 1]
-        if diff > 0:
-            out[0] = 1.0
-            out[1] = -1.0
-        elif diff < 0:
-            out[0] = -1.0
-            out[1] = 1.0
+    done = state[head + H_DONE]
+    set_returns(state[head + H_CAPTURED] - state[head + H_CAPTURED + 1] if done else 0, out)
 
 
 @njit(cache=True)

@@ -186,6 +186,7 @@ from numba import njit
 
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
 from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, json_int
+from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
     NOT_A_CHECKPOINT,
@@ -646,14 +647,8 @@ def returns(state, params, out):
     out[0] = 0.0
     out[1] = 0.0
     if state[params[P_O_HEAD] + H_DONE]:
-        s = np.zeros(2, np.float64)
-        scores(state, params, s)
-        if s[0] > s[1]:
-            out[0] = 1.0
-            out[1] = -1.0
-        elif s[1] > s[0]:
-            out[0] = -1.0
-            out[1] = 1.0
+        scores(state, params, out)  # the points, then the result they give
+        set_returns(out[0] - out[1], out)
 
 
 @njit(cache=True)

@@ -157,6 +157,7 @@ from numba import njit
 
 from ..core.errors import InvalidStateError, NotationError
 from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, json_int
+from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
     hash_finish,
@@ -595,14 +596,8 @@ def returns(state, params, out):
     out[0] = 0.0
     out[1] = 0.0
     if state[O_HEAD + H_DONE]:
-        s = np.zeros(2, np.float64)
-        scores(state, params, s)
-        if s[0] > s[1]:
-            out[0] = 1.0
-            out[1] = -1.0
-        elif s[1] > s[0]:
-            out[0] = -1.0
-            out[1] = 1.0
+        scores(state, params, out)  # the scores, then the result they give
+        set_returns(out[0] - out[1], out)
 
 
 @njit(cache=True)
