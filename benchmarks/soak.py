@@ -162,7 +162,7 @@ def python_pass(game, n_games: int, seed: int) -> tuple[dict[str, Any], Checker]
     rng = np.random.default_rng([seed, 2])
     cap = game.max_plies
     totals = {"games": 0, "moves": 0, "finished": 0, "truncated": 0, "longest": 0, "wins": [0, 0], "draws": 0,
-              "conserved_checks": 0}
+              "conserved_checks": 0, "endings": {}}
     for g in range(n_games):
         state = game.new_state(int(seeds[g]))
         conserved = None
@@ -188,9 +188,13 @@ def python_pass(game, n_games: int, seed: int) -> tuple[dict[str, Any], Checker]
                     totals["wins"][1] += 1
                 else:
                     totals["draws"] += 1
+                # the kind of ending, where the game names it (Game.info's "end")
+                kind = str(game.info(state).get("end", "rules"))
+                totals["endings"][kind] = totals["endings"].get(kind, 0) + 1
                 break
             if cap is not None and state.plies >= cap:
                 totals["truncated"] += 1
+                totals["endings"]["truncated"] = totals["endings"].get("truncated", 0) + 1
                 break
             if not legal:
                 break  # already reported by check_position
@@ -247,6 +251,8 @@ def soak_one(env_id: str, n_games: int, seed: int, sample: int) -> tuple[int, li
     start = time.perf_counter()
     py_totals, checker = python_pass(game, n_python, seed)
     print(_line("python", py_totals, time.perf_counter() - start), flush=True)
+    endings = ", ".join(f"{kind} {count}" for kind, count in sorted(py_totals["endings"].items()))
+    print(f"  endings (python pass): {endings}")
     checked = py_totals["conserved_checks"]
     print(f"  conserved total checked at {checked} positions" if checked else "  conserved total: none defined")
     violations += checker.count
