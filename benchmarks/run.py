@@ -38,8 +38,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
-
 import numpy as np  # noqa: E402
 
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "latest.json"
