@@ -27,8 +27,8 @@ from typing import Callable
 
 import numpy as np
 
-from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.game import Game
+from mancala_envs.matchplay import play_game as play_out
 from mancala_envs.registry import make_game
 
 from .base import Agent
@@ -85,21 +85,9 @@ class MatchResult:
 
 def play_game(game, agents: tuple[Agent, Agent], seed: int | None) -> tuple[list[float], list[int], list[int], bool]:
     """One game, ``agents[p]`` playing player ``p``. Returns (returns, scores, actions, truncated)."""
-    state = game.new_state(seed)
-    actions: list[int] = []
-    cap = game.max_plies
-    while not state.is_terminal():
-        if cap is not None and state.plies >= cap:
-            return [0.0, 0.0], state.scores(), actions, True
-        agent = agents[state.current_player]
-        action = agent.act(state.clone())
-        if not state.is_legal(action):
-            raise MancalaError(
-                f"{game.env_id}: agent {getattr(agent, 'name', agent)!r} chose action {action!r}, which is not "
-                f"legal for player {state.current_player}; legal actions: {state.legal_actions()}"
-            )
-        state.apply(int(action))
-        actions.append(int(action))
+    actions, state, truncated = play_out(game, agents, seed)
+    if truncated:
+        return [0.0, 0.0], state.scores(), actions, True
     return state.returns(), state.scores(), actions, False
 
 

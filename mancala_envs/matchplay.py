@@ -92,7 +92,13 @@ class DealMatchResult:
         }
 
 
-def _play_one(game: Game, seated, seed: int) -> tuple[list[int], Any, bool]:
+def play_game(game: Game, seated, seed: int | None) -> tuple[list[int], Any, bool]:
+    """One game from ``game.new_state(seed)``, ``seated[p]`` playing player ``p``.
+
+    Returns (actions, final state, truncated). An illegal choice raises ``MancalaError``
+    naming the agent; reaching ``max_plies`` stops the game as a truncation. The arena
+    (``agents.arena``) plays its games through this loop too.
+    """
     state = game.new_state(seed)
     actions: list[int] = []
     cap = game.max_plies
@@ -137,7 +143,7 @@ def play_deal_match(env: str | Game, agent_a, agent_b, seed: int, **options: Any
         agent_a.reset(seed=int(agent_seeds[2 * number]))
         agent_b.reset(seed=int(agent_seeds[2 * number + 1]))
         seated = (agent_a, agent_b) if a_seat == 0 else (agent_b, agent_a)
-        actions, final, truncated = _play_one(game, seated, seed)
+        actions, final, truncated = play_game(game, seated, seed)
         scores = final.scores()
         record = GameRecord.from_game(game, actions, seed=seed)
         names = (name_a, name_b) if a_seat == 0 else (name_b, name_a)

@@ -102,24 +102,23 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
         # same seed gives the same games whatever the thread count.
         for i in range(n):
             if terminated[i] or truncated[i]:
-                row = states[i]
-                init(row, params, rng)
-                episodes[i] += 1
-                player = current_player(row, params)
-                players[i] = player
-                legal_mask(row, params, masks[i])
-                observe(row, params, max(player, 0), obs[i])
+                deal(states, params, rng, masks, obs, players, episodes, i)
+
+    @njit
+    def deal(states, params, rng, masks, obs, players, episodes, i):
+        """A new game in slot ``i``, with its mask, observation and player to move."""
+        row = states[i]
+        init(row, params, rng)
+        episodes[i] += 1
+        player = current_player(row, params)
+        players[i] = player
+        legal_mask(row, params, masks[i])
+        observe(row, params, max(player, 0), obs[i])
 
     @njit
     def reset_all(states, params, rng, masks, obs, players, episodes):
         for i in range(states.shape[0]):
-            row = states[i]
-            init(row, params, rng)
-            episodes[i] += 1
-            player = current_player(row, params)
-            players[i] = player
-            legal_mask(row, params, masks[i])
-            observe(row, params, max(player, 0), obs[i])
+            deal(states, params, rng, masks, obs, players, episodes, i)
 
     _COMPILED[(kernel, parallel)] = (check, njit(parallel=parallel)(step), reset_all)
     return _COMPILED[(kernel, parallel)]
