@@ -30,16 +30,23 @@ to move at the node being searched.
 
 Per family, what ``d`` means:
 
+A game may replace ``d`` at depth-limit leaves by its own evaluation
+(``Game.search_heuristic``, a jitted ``(state, params, player) -> float``); the solver and
+ends of the game always use ``d``. Per family:
+
 * **Kalah** (every ``kalah-*`` id): store minus store. At the end the seeds left in the
   rows are already moved into the stores (``leftover="owner"``) or count for nobody
   (``"discard"``), so ``d`` is the final margin and its sign is the result. During the
-  chosen-start setup the stores are empty and ``d`` is 0.
+  chosen-start setup, where the stores are empty, ``kalah-chosen-start-v0``'s heuristic
+  steers the chooser towards a full, balanced board (``games/kalah.py``, "Search
+  evaluation").
 * **Progressive Mancala**: captured stones minus captured stones; stones lying in the Goal
   count for nobody until a move ends there.
-* **Afrika**: captured totals (raw, without komi). The result compares the totals after
-  komi, a fixed shift, so a larger ``d`` is always at least as good; in Give-away Afrika
-  (``giveaway=True``) the heuristic ``d`` points the wrong way and only the terminal
-  ``returns`` term is right, so give-away play is weak at shallow depth.
+* **Afrika**: captured totals (raw, without komi: the result compares the totals after
+  komi, a fixed shift). At leaves the heuristic adds half the difference between the
+  stones in the opponent's row and in the mover's row (``games/afrika.py``, "Search
+  evaluation"). In Give-away Afrika (``giveaway=True``) ``d`` points the wrong way and only
+  the terminal ``returns`` term is right, so give-away play is weak at shallow depth.
 * Games added later: whatever their ``scores()`` count. A family whose result is not
   monotone in the score difference should say so here.
 
@@ -74,6 +81,17 @@ MTD(f): null-window searches converging on the value, which needs integer scores
 game so far); otherwise one full-window search. The value is the final score difference
 first player minus second (``player_0 - player_1``) under perfect play, i.e. both players
 maximising their own margin.
+
+Two things make it fast:
+
+* Every value the solver stores is exact to the end of the game, so a TT entry answers
+  the same position whatever ply it is reached at (the depth is not counted down), which
+  matters with extra turns: lines of different lengths meet in the same position.
+* Score bounds: where a game declares ``scores_only_grow`` (Kalah, Afrika, Progressive
+  Mancala), the final difference from a node lies within ``d`` plus or minus the stones not
+  yet captured (``Game.search_score_total``), and a node whose whole range falls outside
+  the window returns that bound without a search. MTD(f)'s null windows make this cut
+  often.
 """
 
 from __future__ import annotations
@@ -156,6 +174,9 @@ def _negamax(
     returns,
     observe,
     plies,
+    heuristic,  # (state, params, player) -> float: the game's leaf evaluation (Game.search_heuristic)
+    use_heuristic,  # False: leaves are valued by the score difference
+    score_total,  # Game.search_score_total (scores only grow, and their final sum is at most this); < 0: none
     params,
     root,  # int32[S]: the position to search; its player to move must be >= 0
     depth,  # plies to search (SOLVER_DEPTH: to the end)
@@ -238,6 +259,19 @@ def _negamax(
                         ret = tv
                         phase = 2
                         continue
+            if solver and score_total >= 0.0 and d > 0:
+                # Score bounds: the final difference lies within the seeds still to be won.
+                scores(st, params, sbuf)
+                margin = sbuf[p] - sbuf[1 - p]
+                left = score_total - sbuf[0] - sbuf[1]
+                if margin + left <= alpha[d]:
+                    ret = margin + left
+                    phase = 2
+                    continue
+                if margin - left >= beta[d]:
+                    ret = margin - left
+                    phase = 2
+                    continue
             oalpha[d] = alpha[d]
             legal_mask(st, params, mask)
             n = 0
@@ -285,8 +319,11 @@ def _negamax(
             me = player[d]
             cp = current_player(child, params)
             if cp < 0 or dep[d] <= 1 or d + 1 >= max_stack or plies(child, params) >= max_plies:
-                scores(child, params, sbuf)
-                v = sbuf[me] - sbuf[1 - me]
+                if cp >= 0 and use_heuristic and dep[d] <= 1:
+                    v = heuristic(child, params, me)
+                else:
+                    scores(child, params, sbuf)
+                    v = sbuf[me] - sbuf[1 - me]
                 if cp < 0:
                     if not solver:
                         returns(child, params, rbuf)
@@ -302,7 +339,8 @@ def _negamax(
                 else:
                     alpha[d + 1] = -beta[d]
                     beta[d + 1] = -alpha[d]
-                dep[d + 1] = dep[d] - 1
+                # to the end: every stored value is exact whatever the ply it was found at
+                dep[d + 1] = dep[d] if depth == SOLVER_DEPTH else dep[d] - 1
                 d += 1
                 phase = 0
                 continue
@@ -365,16 +403,24 @@ class SearchStats:
     cap_hits: int  # lines cut at the ply cap or the stack limit
 
 
+@njit(cache=True)
+def _no_heuristic(state, params, player):
+    return 0.0  # never called: use_heuristic is False
+
+
 def _max_plies(game: Game) -> int:
     return 2**62 if game.max_plies is None else int(game.max_plies)
 
 
 def _call(game: Game, root: np.ndarray, depth: int, alpha: float, beta: float, solver: bool, key_mode: int,
           tt: TranspositionTable, history: np.ndarray, root_priority: np.ndarray, deadline: float,
-          stats: np.ndarray, max_stack: int):
+          stats: np.ndarray, max_stack: int, score_total: int | None = None):
     k = game.kernel
+    heuristic = game.search_heuristic
     return _negamax(
         k.legal_mask, k.apply, k.current_player, k.scores, k.returns, k.observe, k.plies,
+        heuristic if heuristic is not None else _no_heuristic, heuristic is not None,
+        -1.0 if score_total is None else float(score_total),
         game.params, root, int(depth), float(alpha), float(beta), bool(solver), int(key_mode),
         _max_plies(game), int(max_stack), int(game.observation_size),
         tt.key, tt.value, tt.depth, tt.flag, tt.move, history, root_priority, float(deadline), stats,
@@ -544,6 +590,7 @@ def solve(
     cap_left = None if game.max_plies is None else game.max_plies - state.plies
     stack = MAX_STACK if cap_left is None else max(1, min(cap_left, MAX_STACK)) + 1
     mode = KEY_MODES[key]
+    score_total = game.search_score_total(state)
     start = time.perf_counter()
     nodes = 0
     caps = 0
@@ -552,7 +599,8 @@ def solve(
     def run(alpha, beta):
         nonlocal nodes, caps
         stats[:] = 0
-        v, a = _call(game, root, SOLVER_DEPTH, alpha, beta, True, mode, tt, history, priority, 0.0, stats, stack)
+        v, a = _call(game, root, SOLVER_DEPTH, alpha, beta, True, mode, tt, history, priority, 0.0, stats, stack,
+                     score_total)
         nodes += int(stats[S_NODES])
         caps += int(stats[S_CAP_HITS])
         return float(v), int(a)

@@ -105,6 +105,20 @@ class Game:
         """
         return None
 
+    #: True when no move ever lowers a score (stones once captured stay captured) and the
+    #: final scores add up to at most ``conserved_total``: the exact solver then cuts lines
+    #: whose margin cannot reach its window (``search_score_total``).
+    scores_only_grow: bool = False
+
+    #: Leaf evaluation for alpha-beta (``agents.search``), a jitted
+    #: ``(state, params, player) -> float`` from ``player``'s side; None: the score
+    #: difference. Set by a game whose scores say nothing in some phase (a setup).
+    search_heuristic: Callable | None = None
+
+    def search_score_total(self, state: "State") -> int | None:
+        """Most the two scores can add up to from ``state`` on, or None when unknown."""
+        return self.conserved_total(state) if self.scores_only_grow else None
+
     def info(self, state: "State") -> dict[str, Any]:
         """Game-specific entries for the env's ``infos`` (e.g. a komi-adjusted margin)."""
         return {}

@@ -166,6 +166,15 @@ The holes and stores form the sowing ring (indices ``0 .. 2n+1``, counterclockwi
 sowing is ``pos += 1`` with a skip of the opponent's store. ``phase``: 0 play, 1 setup,
 2 side choice.
 
+Search evaluation
+-----------------
+Alpha-beta (``agents.search``) values a leaf by store minus store. In the chosen-start
+setup the stores are empty, so a leaf there is valued for the chooser as minus the total
+distance of the holes set so far from ``seeds`` (the id's usual start): a searching
+chooser lays out a full, balanced board instead of an arbitrary one (blind to every
+setup, it used to lay out near-empty boards that made the game a coin toss), and the
+responder's side-and-turn choice is searched as usual.
+
 Version history
 ---------------
 * v0: first release.
@@ -456,6 +465,22 @@ def plies(state, params):
     return state[2 * params[P_PITS] + 2 + H_PLIES]
 
 
+@njit(cache=True)
+def search_heuristic_chosen_start(state, params, player):
+    """Alpha-beta's leaf value in a chosen-start game (see "Search evaluation" above)."""
+    n = params[P_PITS]
+    head = 2 * n + 2
+    if state[head + H_PHASE] == PHASE_PLAY:
+        mine = state[player * (n + 1) + n]
+        return float(mine - state[(1 - player) * (n + 1) + n])
+    seeds = params[P_SEEDS]
+    deviation = 0
+    for k in range(state[head + H_SETUP_INDEX]):
+        count = state[k if k < n else k + 1]
+        deviation += count - seeds if count > seeds else seeds - count
+    return float(-deviation if player == 0 else deviation)
+
+
 KERNEL = Kernel(init, legal_mask, apply, current_player, scores, returns, observe, plies)
 KERNEL_CHOSEN_START = KERNEL._replace(legal_mask=legal_mask_chosen_start)
 
@@ -463,6 +488,8 @@ KERNEL_CHOSEN_START = KERNEL._replace(legal_mask=legal_mask_chosen_start)
 # -- the rules object -----------------------------------------------------------------------
 class KalahGame(Game):
     """Kalah family (Pratt's Basic, Egyptian, bidirectional and chosen-start Mancala)."""
+
+    scores_only_grow = True  # captured seeds never return to the board (agents.search)
 
     kernel = KERNEL  # KERNEL_CHOSEN_START when chosen_start=True (see __init__)
     family = "kalah"
@@ -503,6 +530,7 @@ class KalahGame(Game):
         super().__init__(env_id, preset, **options)
         if self.options["chosen_start"]:
             self.kernel = KERNEL_CHOSEN_START
+            self.search_heuristic = search_heuristic_chosen_start
 
     def _params(self) -> np.ndarray:
         o = self.options

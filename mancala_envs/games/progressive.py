@@ -395,6 +395,8 @@ KERNEL = Kernel(init, legal_mask, apply, current_player, scores, returns, observ
 class ProgressiveGame(Game):
     """Progressive Mancala (Gering 2004): one row, a shared Goal, relay sowing, bonus moves."""
 
+    scores_only_grow = True  # captured seeds never return to the board (agents.search)
+
     kernel = KERNEL
     family = "progressive"
     OPTIONS = (
