@@ -1,7 +1,8 @@
 """Anything that picks moves, and the arena that plays agents against each other.
 
 Random and greedy baselines (``simple``), alpha-beta and the exact solver (``search``), MCTS
-(``mcts``), a human at the terminal (``human``); agents from specs (``specs``); matches
+(``mcts``), a human at the terminal (``human``; ``play`` seats a person against any agent, the
+``mancala play`` command); agents from specs (``specs``); matches
 (``arena``), round-robin tournaments (``tournament``) and Elo ratings (``ratings``);
 accuracy against perfect play (``analysis``).
 """

@@ -8,6 +8,10 @@
                                                   replay a text record in the game's notation
                                                   (Afrika: "1. e G 2. h H ..."); checks counts
     mancala replay FILE [--json]                  replay a JSON record (records.save_json) of any game
+    mancala replay ... --gif OUT.gif [--fps F] [--frames DIR]
+                                                  also draw it: an animated GIF, PNG frames
+    mancala play ID [key=value ...] [--opponent SPEC] [--seat 0|1|random] [--window] ...
+                                                  play against an agent (agents.play)
     mancala tournament ID --agents SPEC ... [--games N]
                                                   round robin with Elo ratings (agents.tournament)
     mancala solve ID [key=value ...] [--json]     exact value and best move of the start position
@@ -112,6 +116,26 @@ def _replay_summary(game, state) -> dict:
     }
 
 
+def _write_pictures(args: argparse.Namespace, game, actions, seed) -> dict:
+    """The GIF (``--gif``) and PNG frames (``--frames``) of a replayed game; what was written."""
+    gif, folder = getattr(args, "gif", None), getattr(args, "frames", None)
+    if not gif and not folder:
+        return {}
+    from .render import frames_of_game, save_frames, save_gif
+
+    if not args.fps > 0:
+        raise MancalaError(f"--fps must be > 0, got {args.fps}")
+    frames = frames_of_game(game, actions, seed)
+    written = {}
+    if gif:
+        save_gif(frames, gif, fps=args.fps)
+        written["gif"] = gif
+    if folder:
+        save_frames(frames, folder)
+        written["frames"] = folder
+    return written
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -153,6 +177,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             raise RecordError(f"{path!r} is a record of {record.env_id}, not of {env_id}")
         game = record.game()
         state = record.replay()[-1]
+        actions, seed = record.actions, record.seed
         source = "JSON record"
     else:
         _, game = _game_from_args(env_id, args.options)
@@ -160,10 +185,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
         state = game.new_state()
         for action in parsed.actions:
             state.apply(action)
+        actions, seed = parsed.actions, None
         mismatches = count_mismatches(game, parsed)
         source = "text record"
     summary = _replay_summary(game, state)
     summary["mismatches"] = [m.to_dict() for m in mismatches]
+    summary.update(_write_pictures(args, game, actions, seed))
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
@@ -182,6 +209,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         result = summary["result"]
         print("result: " + ("game not over" if result is None else result))
     print(f"plies: {state.plies}")
+    for key in ("gif", "frames"):
+        if key in summary:
+            print(f"wrote {summary[key]} ({len(actions) + 1} frames)")
     if not state.is_terminal():
         print(f"the record stops before the end of the game: replayed as far as it goes ({state.plies} plies)")
     if source == "text record":
@@ -224,15 +254,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("first", metavar="ID_OR_FILE", help="an env id followed by a text record, or a JSON record file")
     p.add_argument("file", metavar="FILE", nargs="?", help="the text record (after an id)")
     p.add_argument("--json", action="store_true", help="print plies, scores, result, margin, terminal, mismatches as JSON")
+    p.add_argument("--gif", metavar="OUT.gif", help="draw the game as an animated GIF (needs mancala-envs[render])")
+    p.add_argument("--frames", metavar="DIR", help="draw every position as DIR/frame-000.png, frame-001.png, ...")
+    p.add_argument("--fps", type=float, default=2.0, help="GIF frames per second (default 2)")
     p.set_defaults(func=cmd_replay)
 
-    # Search, tournaments, training and evaluation live with their packages.
+    # Search, tournaments, play, training and evaluation live with their packages.
     from agents.cli_commands import add_solve_parser, add_tournament_parser
+    from agents.play import add_play_parser
     from training.evaluate import add_eval_parser
     from training.train import add_train_parser
 
     add_tournament_parser(sub)
     add_solve_parser(sub)
+    add_play_parser(sub)
     add_train_parser(sub)
     add_eval_parser(sub)
     return parser

@@ -11,12 +11,31 @@ All AEC bookkeeping lives here once; the rules come from the game's kernel.
   ``infos[agent]`` holds ``scores`` (the rules' counts, per agent), ``plies``, and whatever
   the game adds through ``Game.info`` (e.g. a komi-adjusted margin).
 * Reaching the game's ``max_plies`` sets ``truncations`` (rewards 0): never a draw.
-* ``render_mode="ansi"``: ``render()`` returns the text board.
+* ``render_mode``: ``"ansi"``, ``"rgb_array"`` or ``"human"`` (see Rendering below).
 * ``env.state`` is the live ``State``. ``copy.deepcopy`` and ``pickle`` keep the game.
 * An out-of-range or illegal action raises ``IllegalActionError`` naming the legal actions
   (the error subsumes PettingZoo's ``AssertOutOfBoundsWrapper`` with a clearer message).
   ``make(..., illegal_action="terminate")`` applies PettingZoo's ``TerminateIllegalWrapper``
   instead: the game ends and the offender gets -1.
+
+Rendering
+---------
+``metadata["render_modes"]`` is ``["ansi", "rgb_array", "human"]``, ``render_fps`` 4.
+
+* ``"ansi"``: ``render()`` returns the text board (``str(env.state)``).
+* ``"rgb_array"``: ``render()`` returns the picture as an ``(H, W, 3)`` ``uint8`` array. Its
+  size is fixed per board layout: 800 x 360 (W x H) for every ``kalah-*`` id and
+  ``afrika-v0``, 960 x 320 for ``progressive-*``, 800 x 720 for ``rondell-*``, 960 x 720 for
+  ``widdershins-*`` (``mancala_envs.render.frame_size(game)``). It shows the board as a
+  person lays it out, the status line (whose turn, or the result), the scores, and the last
+  move ringed in orange and named in the footer.
+* ``"human"``: a pygame window opens on the first ``reset`` and is redrawn after every step,
+  at most ``render_fps`` frames a second; ``close()`` closes it.
+
+The pictures need pygame (``pip install "mancala-envs[render]"``); asking for them without
+it raises ``RenderUnavailableError`` (a ``MancalaError``) naming the install line. With
+``render_mode`` None or ``"ansi"`` the env does no drawing work at all: only the picture
+modes remember the last move.
 """
 
 from __future__ import annotations
@@ -30,6 +49,7 @@ from pettingzoo.utils import wrappers
 
 from .core.errors import MancalaError
 from .core.game import Game, State
+from .render import PICTURE_MODES, RENDER_FPS
 
 AGENTS = ("player_0", "player_1")
 
@@ -37,7 +57,13 @@ AGENTS = ("player_0", "player_1")
 class MancalaAEC(AECEnv):
     """PettingZoo AEC env around any registered game (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi"], "name": "mancala", "is_parallelizable": False}
+    metadata = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "render_fps": RENDER_FPS,
+        "name": "mancala",
+        "is_parallelizable": False,
+    }
+    _painter = None  # a render.Painter with render_mode "rgb_array" or "human"
 
     def __init__(self, game: Game, render_mode: str | None = None):
         super().__init__()
@@ -48,6 +74,11 @@ class MancalaAEC(AECEnv):
             )
         self.game = game
         self.render_mode = render_mode
+        self._painter = None
+        if render_mode in PICTURE_MODES:
+            from .render import Painter
+
+            self._painter = Painter(game, render_mode)  # fails here, clearly, without pygame
         self.metadata = dict(self.metadata, name=game.env_id)
         self.possible_agents = list(AGENTS)
         low, high = game.observation_bounds()
@@ -87,6 +118,10 @@ class MancalaAEC(AECEnv):
         else:
             self.state = self.game.state_from_json(start)
         self._begin()
+        if self._painter is not None:
+            self._painter.forget()
+            if self.render_mode == "human":
+                self.render()
 
     def _next_seed(self) -> int | None:
         if self._seed is None:
@@ -133,10 +168,16 @@ class MancalaAEC(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self.state.apply(_as_int(action))
+        painter = self._painter
+        if painter is None:
+            self.state.apply(_as_int(action))
+        else:
+            painter.apply(self.state, _as_int(action))
         self._after_move()
         # rewards are nonzero only on the step that ends the game, so nothing needs clearing
         self._accumulate_rewards()
+        if painter is not None and self.render_mode == "human":
+            self.render()
 
     def _accumulate_rewards(self) -> None:
         for agent, reward in self.rewards.items():
@@ -152,16 +193,22 @@ class MancalaAEC(AECEnv):
             mask = np.zeros(self.game.num_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The text board (``"ansi"``), the picture (``"rgb_array"``), or draw the window (``"human"``)."""
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' to make()")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human' to make()"
+            )
             return None
-        return str(self.state)
+        if self._painter is None:
+            return str(self.state)
+        return self._painter.render(self.state)
 
     def close(self) -> None:
-        pass
+        if self._painter is not None:
+            self._painter.close()
 
     # -- cloning ------------------------------------------------------------------------------
     def __getstate__(self) -> dict:

@@ -18,6 +18,10 @@
   and ``action_mask``.
 * If the opponent's opening moves end the game before the learner has moved (possible only
   on degenerate boards such as ``pits=1``), ``reset`` deals a new game.
+* ``render_mode``: ``"ansi"`` (the text board), ``"rgb_array"`` (the picture as an
+  ``(H, W, 3)`` uint8 array, the sizes of ``mancala_envs.env``'s Rendering section, the last
+  move of either side ringed) or ``"human"`` (a pygame window redrawn after every reset and
+  step). The pictures need ``pip install "mancala-envs[render]"``.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from gymnasium import spaces
 
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, State
+from .render import PICTURE_MODES, RENDER_FPS
 
 _RESET_ATTEMPTS = 100
 
@@ -37,7 +42,8 @@ _RESET_ATTEMPTS = 100
 class MancalaGymEnv(gymnasium.Env):
     """A registered game as a single-agent env against a fixed opponent (see module docstring)."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": RENDER_FPS}
+    _painter = None  # a render.Painter with render_mode "rgb_array" or "human"
 
     def __init__(
         self,
@@ -60,7 +66,14 @@ class MancalaGymEnv(gymnasium.Env):
                 f"learner_seat={learner_seat!r} is not allowed; use 0, 1, 'alternate' or 'random'"
             )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise InvalidOptionError(f"render_mode={render_mode!r} is not supported; use 'ansi' or None")
+            raise InvalidOptionError(
+                f"render_mode={render_mode!r} is not supported; use one of {self.metadata['render_modes']} or None"
+            )
+        self._painter = None
+        if render_mode in PICTURE_MODES:
+            from .render import Painter
+
+            self._painter = Painter(self.game, render_mode)
         if opponent is None:
             from agents import RandomAgent
 
@@ -95,8 +108,12 @@ class MancalaGymEnv(gymnasium.Env):
             opponent_reset(seed=int(self.np_random.integers(2**63 - 1)))
         for _ in range(_RESET_ATTEMPTS):
             self.state = self.game.new_state(int(self.np_random.integers(2**63 - 1)))
+            if self._painter is not None:
+                self._painter.forget()
             self._play_opponent()
             if not self.state.is_terminal() and not self._truncated():
+                if self.render_mode == "human":
+                    self.render()
                 return self._obs(), self._info()
         raise RuntimeError(
             f"{self.game.env_id}: the opponent ended {_RESET_ATTEMPTS} games in a row before the learner "
@@ -109,11 +126,16 @@ class MancalaGymEnv(gymnasium.Env):
             raise IllegalActionError(f"{self.game.env_id}: the episode is over; call reset() before step()")
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()
-        state.apply(action)
+        if self._painter is not None:
+            self._painter.apply(state, action)
+        else:
+            state.apply(action)
         self._play_opponent()
         terminated = state.is_terminal()
         truncated = not terminated and self._truncated()
         reward = float(state.returns()[self.seat]) if terminated else 0.0
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), reward, terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
@@ -122,10 +144,17 @@ class MancalaGymEnv(gymnasium.Env):
             return np.zeros(self.game.num_actions, dtype=bool)
         return self.state.action_mask().astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
             return str(self.state)
+        if self._painter is not None:
+            return self._painter.render(self.state)
         return None
+
+    def close(self) -> None:
+        if self._painter is not None:
+            self._painter.close()
+        super().close()
 
     # -- helpers -------------------------------------------------------------------------------
     def _truncated(self) -> bool:
@@ -140,7 +169,10 @@ class MancalaGymEnv(gymnasium.Env):
                 return
             action = self.opponent.act(state.clone())
             try:
-                state.apply(action)
+                if self._painter is not None:
+                    self._painter.apply(state, action)
+                else:
+                    state.apply(action)
             except IllegalActionError as err:
                 raise IllegalActionError(f"the opponent {self.opponent!r} chose an illegal action: {err}") from err
 

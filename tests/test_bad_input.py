@@ -71,8 +71,8 @@ def test_env_option_validated_and_kept_apart_from_game_options():
 
 
 def test_bad_render_mode():
-    with pytest.raises(MancalaError, match="render_mode='rgb_array' is not supported"):
-        make("kalah-v0", render_mode="rgb_array")
+    with pytest.raises(MancalaError, match="render_mode='rgb' is not supported"):
+        make("kalah-v0", render_mode="rgb")
 
 
 @pytest.mark.parametrize("action, pattern", [(6, "out of range; actions are 0 to 5"), (-1, "out of range"),

@@ -123,6 +123,56 @@ class Game:
         """Game-specific entries for the env's ``infos`` (e.g. a komi-adjusted margin)."""
         return {}
 
+    # -- pictures: plain data that mancala_envs.render draws (no drawing code here) --------
+    def status_text(self, state: "State") -> str:  # pragma: no cover - abstract
+        """One line on how the game stands: whose turn (and phase), or the result."""
+        raise NotImplementedError
+
+    def action_cell(self, state: "State", action: int) -> tuple[str | None, str]:  # pragma: no cover
+        """Where ``action`` of the player to move in ``state`` is played on the board.
+
+        Returns ``(cell, way)``: ``cell`` is the key of a cell of ``board_view(state)`` (the
+        hole, pile or stack a person touches to play it), or None for a choice made off the
+        board (a setup count, a side choice, "no reservation", pass, resign), which a window
+        offers as a button. ``way`` is ``""``, or ``"ccw"``/``"cw"`` when the same cell has a
+        move in each direction (counterclockwise/clockwise as seen from above, the board
+        drawn with the near row at the bottom).
+        """
+        raise NotImplementedError
+
+    def board_view(self, state: "State") -> dict[str, Any]:  # pragma: no cover - abstract
+        """Everything a picture of ``state`` shows, as plain data (read by ``mancala_envs.render``).
+
+        ==============  ==================================================================
+        key             value
+        ==============  ==================================================================
+        ``layout``      ``"two_rows"`` (Kalah, Afrika), ``"one_row"`` (Progressive),
+                        ``"ring"`` (Rondell), ``"card_rows"`` (Widdershins)
+        ``cells``       ``{key: {"label", "count", "kind", "owner", "cards"}}``: ``label`` the
+                        cell's name in the game's notation, ``count`` its stones or cards,
+                        ``kind`` one of hole, store, captured, goal, pile, stack, ``owner``
+                        0, 1 or None, ``cards`` (piles and stacks) the cards bottom to top
+                        (``"R"``/``"B"``, or card names such as ``"10H"``)
+        ``rows``        rows of cell keys left to right as drawn: the far row first
+                        (two_rows, card_rows), the one row (one_row), or the ring's piles
+                        counterclockwise (ring)
+        ``stores``      two_rows: ``[left, right]`` keys of stores spanning both rows (or None)
+        ``row_ends``    two_rows: ``[far, near]`` keys of a box at the right end of each row
+        ``goal``        one_row: the key of the shared Goal
+        ``row_titles``  titles of the far and near rows (one_row: the left and right seat)
+        ``near_seat``   the seat whose row is drawn nearest (two_rows, card_rows), or None
+        ``seats``       display names of player_0 and player_1
+        ``score_name``  what ``scores`` count (``"store"``, ``"captured"``, ``"points"``, ...)
+        ``scores``      ``state.scores()``
+        ``to_move``     ``state.current_player`` (-1 once the game is over)
+        ``status``      ``status_text(state)``
+        ``details``     further lines of text (e.g. cards in play, the komi)
+        ``focus``       cell keys to mark: the hole being set, a reserved pile
+        ``marks``       ``{key: short text}`` shown by a cell ("reserved", "ended here")
+        ==============  ==================================================================
+        """
+        raise NotImplementedError
+
     def observation_bounds(self) -> tuple[float, float]:  # pragma: no cover - abstract
         """The (low, high) bound of every entry of the observation tensor."""
         raise NotImplementedError
@@ -186,6 +236,35 @@ class Game:
                 f"{self.env_id}: action {action} is out of range; actions are 0 to {self.num_actions - 1}"
             )
         return int(action)
+
+
+def view_cell(label: str, count: int, kind: str, owner: int | None = None, cards: list | None = None) -> dict:
+    """One cell of a ``Game.board_view``."""
+    cell = {"label": label, "count": int(count), "kind": kind, "owner": owner}
+    if cards is not None:
+        cell["cards"] = list(cards)
+    return cell
+
+
+def board_view_of(game: Game, state: "State", layout: str, cells: dict, rows: list, **fields: Any) -> dict:
+    """A ``Game.board_view`` with the keys every game fills the same way; ``fields`` add or override."""
+    view: dict[str, Any] = {
+        "layout": layout,
+        "cells": cells,
+        "rows": rows,
+        "row_titles": None,
+        "near_seat": None,
+        "seats": ["player_0", "player_1"],
+        "score_name": "score",
+        "scores": state.scores(),
+        "to_move": state.current_player,
+        "status": game.status_text(state),
+        "details": [],
+        "focus": [],
+        "marks": {},
+    }
+    view.update(fields)
+    return view
 
 
 def _rebuild_game(cls, env_id, preset, overrides):

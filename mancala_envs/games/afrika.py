@@ -165,6 +165,14 @@ captured difference 37 games to 3 at depth 4, and wins 100 of 100 against random
 Give-away Afrika keeps the bare captured difference at leaves (the term points the wrong
 way there) and relies on the result at ends of the game.
 
+Rendering
+---------
+``render_mode="rgb_array"`` frames are 800 x 360 (W x H) for every board size: drawn from
+South's seat as above, North's row h..a far, South's A..H near, each side's captured
+stones in a box at the end of its row, the komi-adjusted totals in the footer
+(``AfrikaGame.board_view``). ``mancala play afrika-v0 --window``: click a hole to sow it,
+or the hole to capture when a capture is compulsory.
+
 Version history
 ---------------
 * v0: first release.
@@ -179,7 +187,7 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, json_int, json_int_list
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of, json_int, json_int_list, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 
@@ -717,7 +725,46 @@ class AfrikaGame(Game):
     def _capture_list(self, state: State) -> str:
         return " or ".join(self._action_to_string(state, a) for a in state.legal_actions())
 
-    # -- text board -------------------------------------------------------------------------
+    # -- text board and pictures ------------------------------------------------------------
+    def status_text(self, state: State) -> str:
+        a = state.array
+        head = 2 * self.holes
+        if a[head + H_DONE]:
+            return f"game over: {self.result_text(state)}"
+        mover = SEATS[int(a[head + H_TO_MOVE])]
+        duty = "must capture" if a[head + H_CAPTURE_MIN] > 0 else "sows"
+        return f"{mover} to move ({duty})"
+
+    def action_cell(self, state: State, action: int) -> tuple[str | None, str]:
+        """A sow is the mover's hole, a capture the captured hole, keyed by letter (``"e"``, ``"G"``)."""
+        name = self._action_to_string(state, action)
+        return name[-1], ""
+
+    def board_view(self, state: State) -> dict:
+        """Drawn from South's seat, as the board drawing above: North's row h..a far, South's
+        A..H near, each player's captured stones in a box at the right end of their row."""
+        n = self.holes
+        a = state.array
+        head = 2 * n
+        cells = {}
+        for p in (0, 1):
+            for i in range(n):
+                letter = self.hole_letter(p, i)
+                cells[letter] = view_cell(letter, a[p * n + i], "hole", p)
+            cells[f"captured{p}"] = view_cell(f"{SEATS[p]} captured", a[head + H_CAPTURED + p], "captured", p)
+        a0, a1 = self.adjusted_scores(state)
+        details = [f"komi {_half(self.options['komi'])}: North {_half(a0)}, South {_half(a1)} after the transfer"]
+        if self.options["giveaway"]:
+            details.append("give-away: capturing more than half of the stones loses")
+        if self.options["target"] is not None:
+            details.append(f"first to {self.options['target']} captured stones wins")
+        return board_view_of(
+            self, state, "two_rows", cells,
+            [[self.hole_letter(0, i) for i in range(n - 1, -1, -1)], [self.hole_letter(1, i) for i in range(n)]],
+            stores=[None, None], row_ends=["captured0", "captured1"], row_titles=["North (player_0)", "South (player_1)"],
+            near_seat=1, seats=["player_0 (North)", "player_1 (South)"], score_name="captured", details=details,
+        )
+
     def _render_text(self, state: State) -> str:
         n = self.holes
         a = state.array
@@ -740,12 +787,7 @@ class AfrikaGame(Game):
             "South  " + cells(south) + f"   captured {cap1}",
             pad + labels([self.hole_letter(1, i) for i in range(n)]),
         ]
-        if a[head + H_DONE]:
-            status = f"game over: {self.result_text(state)}"
-        else:
-            mover = SEATS[int(a[head + H_TO_MOVE])]
-            duty = "must capture" if a[head + H_CAPTURE_MIN] > 0 else "sows"
-            status = f"{mover} to move ({duty})"
+        status = self.status_text(state)
         last = int(a[head + H_LAST_ACTION])
         if last >= 0:
             player = int(a[head + H_LAST_PLAYER])

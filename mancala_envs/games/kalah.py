@@ -175,6 +175,16 @@ chooser lays out a full, balanced board instead of an arbitrary one (blind to ev
 setup, it used to lay out near-empty boards that made the game a coin toss), and the
 responder's side-and-turn choice is searched as usual.
 
+Rendering
+---------
+``render_mode="rgb_array"`` frames are 800 x 360 (W x H) for every board size: the two rows
+drawn from South's seat (player_1's holes along the far row, numbered as Pratt does), a
+store at each end, the last move ringed, the stores and whose turn in the header
+(``KalahGame.board_view``). During a chosen-start setup the rows are sides A and B and the
+hole being set is marked. ``mancala play ID --window``: click a hole to sow it (in the
+bidirectional game its right or left half, the way the seeds go); setup counts and side
+choices are buttons.
+
 Version history
 ---------------
 * v0: first release.
@@ -188,7 +198,7 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import IllegalActionError, InvalidOptionError, InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, json_int, json_int_list
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of, json_int, json_int_list, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 
@@ -760,7 +770,58 @@ class KalahGame(Game):
             raise NotationError(f"{owner}: {text!r} is not legal here; legal moves: {legal}")
         return action
 
-    # -- text board -------------------------------------------------------------------------
+    # -- text board and pictures ------------------------------------------------------------
+    def status_text(self, state: State) -> str:
+        n = self.pits
+        a = state.array
+        head = 2 * n + 2
+        phase = int(a[head + H_PHASE])
+        if a[head + H_DONE]:
+            s0, s1 = int(a[n]), int(a[2 * n + 1])
+            result = "draw" if s0 == s1 else f"player_{0 if s0 > s1 else 1} wins"
+            return f"game over: {result} {s0}-{s1}"
+        if phase == PHASE_SETUP:
+            return f"setup: player_0 sets hole {self.setup_hole_label(int(a[head + H_SETUP_INDEX]))}"
+        if phase == PHASE_CHOOSE_SIDE:
+            return "player_1 chooses a side (A/B) and whether to move first"
+        return f"player_{int(a[head + H_TO_MOVE])} to move; stores {int(a[n])}-{int(a[2 * n + 1])}"
+
+    def action_cell(self, state: State, action: int) -> tuple[str | None, str]:
+        """A play is the mover's hole (``"p0.3"``: player 0's hole 3 in sowing order); the
+        bidirectional game's two moves of a hole are ``"ccw"`` (R) and ``"cw"`` (L). Setup counts
+        and side choices are off the board."""
+        n = self.pits
+        if self._phase(state) != PHASE_PLAY or action >= n * self.options["directions"]:
+            return None, ""
+        way = "" if self.options["directions"] == 1 else ("cw" if action >= n else "ccw")
+        return f"p{max(state.current_player, 0)}.{action % n}", way
+
+    def board_view(self, state: State) -> dict:
+        """Two rows and a store at each end, drawn from player_0's (South's) seat: player_1's
+        holes along the far row with their store on the left, player_0's along the near row
+        with their store on the right (see the board drawing above)."""
+        n = self.pits
+        a = state.array
+        head = 2 * n + 2
+        phase = int(a[head + H_PHASE])
+        cells = {}
+        for p in (0, 1):
+            for i in range(n):
+                label = f"{'AB'[p]}{n - i}" if phase != PHASE_PLAY else str(n - i)
+                cells[f"p{p}.{i}"] = view_cell(label, a[p * (n + 1) + i], "hole", p)
+            cells[f"store{p}"] = view_cell(f"store {p}", a[p * (n + 1) + n], "store", p)
+        focus = []
+        if phase == PHASE_SETUP and not a[head + H_DONE]:
+            k = int(a[head + H_SETUP_INDEX])
+            focus = [f"p0.{k}" if k < n else f"p1.{k - n}"]
+        titles = ["side B", "side A"] if phase != PHASE_PLAY else ["player_1 (North)", "player_0 (South)"]
+        return board_view_of(
+            self, state, "two_rows", cells,
+            [[f"p1.{i}" for i in range(n - 1, -1, -1)], [f"p0.{i}" for i in range(n)]],
+            stores=["store1", "store0"], row_ends=[None, None], row_titles=titles, near_seat=0,
+            seats=["player_0 (South)", "player_1 (North)"], score_name="store", focus=focus,
+        )
+
     def _render_text(self, state: State) -> str:
         n = self.pits
         a = state.array
@@ -789,16 +850,7 @@ class KalahGame(Game):
             f"{bottom_label:<10}" + cells(bottom_row),
             pad + numbers_bottom,
         ]
-        if a[head + H_DONE]:
-            s0, s1 = int(a[n]), int(a[2 * n + 1])
-            result = "draw" if s0 == s1 else f"player_{0 if s0 > s1 else 1} wins"
-            status = f"game over: {result} {s0}-{s1}"
-        elif phase == PHASE_SETUP:
-            status = f"setup: player_0 sets hole {self.setup_hole_label(int(a[head + H_SETUP_INDEX]))}"
-        elif phase == PHASE_CHOOSE_SIDE:
-            status = "player_1 chooses a side (A/B) and whether to move first"
-        else:
-            status = f"player_{int(a[head + H_TO_MOVE])} to move; stores {int(a[n])}-{int(a[2 * n + 1])}"
+        status = self.status_text(state)
         last = int(a[head + H_LAST_ACTION])
         setup_plies = 2 * n + 1 if self.options["chosen_start"] else 0
         if last >= 0 and phase == PHASE_PLAY and a[head + H_PLIES] > setup_plies:

@@ -176,6 +176,14 @@ null, ``"goal"`` or the number (1..n) of the hole the last move ended in. In
 ``state_from_json`` only ``holes``, ``goal``, ``captured`` and ``to_move`` are required
 (``moves_left`` defaults to 1, ``bonus`` and ``plies`` to 0, the ``last_*`` fields to null).
 
+Rendering
+---------
+``render_mode="rgb_array"`` frames are 960 x 320 (W x H) for any number of holes: the row of
+holes 1..n, the Goal beside the central hole, West on the left and East on the right (both
+seated in front of the board, with their sowing directions), where the last move ended,
+the captured totals and the moves left in the turn (``ProgressiveGame.board_view``).
+``mancala play ID --window``: click a hole to empty it.
+
 Version history
 ---------------
 * v0: first release.
@@ -189,7 +197,7 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, json_int, json_int_list
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of, json_int, json_int_list, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 
@@ -580,7 +588,47 @@ class ProgressiveGame(Game):
             raise NotationError(f"{owner}: hole {number} cannot be played: it is empty")
         return self.action_of(state.current_player, number)
 
-    # -- text board -------------------------------------------------------------------------
+    # -- text board and pictures ------------------------------------------------------------
+    def status_text(self, state: State) -> str:
+        a = state.array
+        self._check_not_flagged(a)
+        head = self.holes + 1
+        c0, c1 = int(a[head + H_CAPTURED]), int(a[head + H_CAPTURED + 1])
+        mover = int(a[head + H_TO_MOVE])
+        if a[head + H_DONE]:
+            result = "draw" if c0 == c1 else f"{SEAT_NAMES[0 if c0 > c1 else 1]} (player_{0 if c0 > c1 else 1}) wins"
+            return f"game over: {result} {c0}-{c1}"
+        left, bonus = int(a[head + H_MOVES_LEFT]), int(a[head + H_BONUS])
+        return (
+            f"{SEAT_NAMES[mover]} (player_{mover}) to move, {left} move{'s' if left != 1 else ''} left in "
+            f"this turn; bonus for {SEAT_NAMES[1 - mover]} so far {bonus}"
+        )
+
+    def action_cell(self, state: State, action: int) -> tuple[str | None, str]:
+        """The hole the move empties, keyed by its number (``"7"``)."""
+        return str(self.hole_of(max(state.current_player, 0), action)), ""
+
+    def board_view(self, state: State) -> dict:
+        """The row of holes 1..n from West's left, both players seated in front of it (West on
+        the left, East on the right), and the shared Goal beside the central hole."""
+        a = state.array
+        n = self.holes
+        head = n + 1
+        cells = {str(k + 1): view_cell(str(k + 1), a[k], "hole") for k in range(n)}
+        cells["goal"] = view_cell("Goal", a[n], "goal")
+        marks = {}
+        end = int(a[head + H_LAST_END])
+        if end >= 0:
+            marks["goal" if end == n else str(end + 1)] = "ended here"
+        return board_view_of(
+            self, state, "one_row", cells, [[str(k + 1) for k in range(n)]], goal="goal",
+            row_titles=["West (player_1) sows left to right", "East (player_0) sows right to left"],
+            seats=["player_0 (East)", "player_1 (West)"], score_name="captured", marks=marks,
+            details=[] if a[head + H_DONE] else [
+                f"moves left in this turn: {int(a[head + H_MOVES_LEFT])}; bonus so far: {int(a[head + H_BONUS])}"
+            ],
+        )
+
     def _render_text(self, state: State) -> str:
         a = state.array
         self._check_not_flagged(a)
@@ -596,16 +644,7 @@ class ProgressiveGame(Game):
             f"Goal [{int(a[n]):>{width}}]   ring: East sows {n}..1, Goal, {n}..; West sows 1..{n}, Goal, 1..",
             f"captured: East (player_0) {c0}, West (player_1) {c1}",
         ]
-        mover = int(a[head + H_TO_MOVE])
-        if a[head + H_DONE]:
-            result = "draw" if c0 == c1 else f"{SEAT_NAMES[0 if c0 > c1 else 1]} (player_{0 if c0 > c1 else 1}) wins"
-            status = f"game over: {result} {c0}-{c1}"
-        else:
-            left, bonus = int(a[head + H_MOVES_LEFT]), int(a[head + H_BONUS])
-            status = (
-                f"{SEAT_NAMES[mover]} (player_{mover}) to move, {left} move{'s' if left != 1 else ''} left in "
-                f"this turn; bonus for {SEAT_NAMES[1 - mover]} so far {bonus}"
-            )
+        status = self.status_text(state)
         last = int(a[head + H_LAST_ACTION])
         if last >= 0:
             who = int(a[head + H_LAST_PLAYER])

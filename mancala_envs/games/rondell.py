@@ -172,6 +172,15 @@ as ``history`` (the snapshot position and the actions since); ``state_from_json`
 the history to rebuild the record, or starts a fresh one when ``history`` is left out, so a
 position can be set up by hand.
 
+Rendering
+---------
+``render_mode="rgb_array"`` frames are 800 x 720 (W x H) for any deck: the ring of piles seen
+from above, numbered counterclockwise, each pile's cards fanned outward from the ring
+(bottom card nearest, top card farthest), piles that left the ring shown as gone, the
+reserved pile and the owned areas marked, the points in the middle
+(``RondellGame.board_view``). ``mancala play ID --window``: click a pile to lift it (or to
+reserve it); "no reservation" is a button.
+
 Version history
 ---------------
 * v0: first release.
@@ -185,7 +194,7 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, json_int
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of, json_int, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
@@ -1132,13 +1141,56 @@ class RondellGame(Game):
             raise NotationError(f"{owner}: {text!r} is not legal here; legal moves: {legal}")
         return action
 
-    # -- text board ---------------------------------------------------------------------------
+    # -- text board and pictures -------------------------------------------------------------
+    def status_text(self, state: State) -> str:
+        a = state.array
+        head = self._layout()["head"]
+        s = state.scores()
+        if a[head + H_DONE]:
+            result = "player_0 wins" if s[0] > s[1] else "player_1 wins" if s[1] > s[0] else "draw"
+            end = END_NAMES[int(a[head + H_END])]
+            return f"game over ({end}, leftovers to player_{int(a[head + H_TAKER])}): {result} {s[0]}-{s[1]}"
+        what = "to reserve" if a[head + H_PHASE] == PHASE_RESERVE else "to move"
+        return f"player_{int(a[head + H_TO_MOVE])} {what}; points {s[0]}-{s[1]}"
+
+    def action_cell(self, state: State, action: int) -> tuple[str | None, str]:
+        """The pile lifted (or reserved), keyed by its number (``"5"``); "no reservation" is off
+        the board."""
+        name = self._action_to_string(state, action)
+        if name == "r-" or name.startswith("<"):
+            return None, ""
+        return name.lstrip("r"), ""
+
+    def board_view(self, state: State) -> dict:
+        """The ring of piles seen from above, numbered counterclockwise, every card face up."""
+        a = state.array
+        lay = self._layout()
+        head, P = lay["head"], lay["P"]
+        half = P // 2
+        partial = self.options["partial"]
+        cells = {}
+        for i, pile in enumerate(self._piles_json(a)):
+            cells[str(i + 1)] = view_cell(str(i + 1), len(pile), "pile", i // half if partial else None, list(pile))
+        reserved = int(a[head + H_RESERVED])
+        marks = {str(reserved + 1): "reserved"} if reserved >= 0 else {}
+        pairs = [[int(a[head + H_PAIRS + 2 * p]), int(a[head + H_PAIRS + 2 * p + 1])] for p in (0, 1)]
+        details = [
+            f"pairs taken: player_0 {pairs[0][0]} red, {pairs[0][1]} blue; player_1 {pairs[1][0]} red, "
+            f"{pairs[1][1]} blue (red 1 point, blue 2)"
+        ]
+        if partial:
+            details.append(f"areas: player_0 piles 1-{half}, player_1 piles {half + 1}-{P}")
+        return board_view_of(
+            self, state, "ring", cells, [[str(i + 1) for i in range(P)]],
+            seats=["player_0", "player_1 (dealer)"], score_name="points", details=details,
+            focus=[str(reserved + 1)] if reserved >= 0 else [], marks=marks,
+        )
+
     def _render_text(self, state: State) -> str:
         a = state.array
         lay = self._layout()
         head = lay["head"]
         piles = self._piles_json(a)
-        s = state.scores()
         lines = []
         half = self.piles // 2
         reserved = int(a[head + H_RESERVED])
@@ -1151,13 +1203,7 @@ class RondellGame(Game):
             body = pile + " <top" if pile else "-- left the ring"
             lines.append(f"  {i + 1:>2} [{len(pile):>3}] {body}{mark}")
         ply = int(a[head + H_PLIES])
-        if a[head + H_DONE]:
-            result = "player_0 wins" if s[0] > s[1] else "player_1 wins" if s[1] > s[0] else "draw"
-            end = END_NAMES[int(a[head + H_END])]
-            status = f"game over ({end}, leftovers to player_{int(a[head + H_TAKER])}): {result} {s[0]}-{s[1]}"
-        else:
-            what = "to reserve" if a[head + H_PHASE] == PHASE_RESERVE else "to move"
-            status = f"player_{int(a[head + H_TO_MOVE])} {what}; points {s[0]}-{s[1]}"
+        status = self.status_text(state)
         header = f"{self.env_id} ply {ply}: {status}; {int(a[head + H_PILES_LEFT])} piles (bottom to top)"
         return "\n".join([header, *lines])
 

@@ -143,6 +143,15 @@ repetition record as ``history`` (the position after the last capture and the ac
 see ``mancala_envs.core.repetition``); ``state_from_json`` rebuilds the record by replaying
 it, or starts a fresh one when ``history`` is left out.
 
+Rendering
+---------
+``render_mode="rgb_array"`` frames are 960 x 720 (W x H): drawn from South's seat, North's
+row N6..N1 far and South's S1..S6 near, every stack's cards face up and fanned toward its
+row's player (North's upside down, as North reads them), each stack marked with its owner,
+the cards in play in the footer (``WiddershinsGame.board_view``). ``mancala play ID
+--window``: click a stack to move it; a lone Ace's cell is split, left and right half
+for the way it goes; pass and resign are buttons.
+
 Version history
 ---------------
 * v0: first release.
@@ -156,7 +165,7 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, json_int
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of, json_int, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
@@ -947,7 +956,49 @@ class WiddershinsGame(Game):
             raise NotationError(f"{owner}: {text!r} is not legal here; legal moves: {legal}")
         return action
 
-    # -- text board ---------------------------------------------------------------------------
+    # -- text board and pictures -------------------------------------------------------------
+    def status_text(self, state: State) -> str:
+        a = state.array
+        if a[O_HEAD + H_DONE]:
+            s = state.scores()
+            result = "player_0 wins" if s[0] > s[1] else "player_1 wins" if s[1] > s[0] else "draw"
+            return f"game over ({END_NAMES[int(a[O_HEAD + H_END])]}): {result} {s[0]}-{s[1]}"
+        return f"player_{int(a[O_HEAD + H_TO_MOVE])} to move"
+
+    def action_cell(self, state: State, action: int) -> tuple[str | None, str]:
+        """The stack moved, keyed by position (``"S3"``); a lone Ace's two moves are ``"ccw"``
+        (``"S3a"``) and ``"cw"`` (``"S3c"``); pass and resign are off the board."""
+        if action in (A_PASS, A_RESIGN):
+            return None, ""
+        name = self._action_to_string(state, action)
+        way = {"a": "ccw", "c": "cw"}.get(name[-1], "")
+        return name[:2], way
+
+    def board_view(self, state: State) -> dict:
+        """Drawn from South's seat: North's row N6..N1 far, South's S1..S6 near, every stack's
+        cards face up; a stack belongs to the player of its top card's colour."""
+        a = state.array
+        sc = int(a[O_HEAD + H_SOUTH_COLOUR])
+        colour_of_seat = (sc, 1 - sc)
+        cells = {}
+        for pos, cards in enumerate(self._stacks_json(a)):
+            owner = None
+            if cards:
+                top = parse_card(cards[-1])
+                owner = colour_of_seat.index(0 if top // 13 in (1, 2) else 1)
+            cells[POSITION_NAMES[pos]] = view_cell(POSITION_NAMES[pos], len(cards), "stack", owner, cards)
+        c0, c1 = self.cards_in_play(state)
+        details = [
+            f"cards in play: South ({COLOUR_NAMES[sc]}) {c0}, North ({COLOUR_NAMES[1 - sc]}) {c1}; "
+            + ("Gering's ending: below 6 cards ends the game" if self.gering else "Parlett's ending")
+        ]
+        return board_view_of(
+            self, state, "card_rows", cells,
+            [[POSITION_NAMES[p] for p in range(11, 5, -1)], [POSITION_NAMES[p] for p in range(6)]],
+            row_titles=[f"North (player_1, {COLOUR_NAMES[1 - sc]})", f"South (player_0, {COLOUR_NAMES[sc]})"],
+            near_seat=0, seats=["player_0 (South)", "player_1 (North)"], details=details,
+        )
+
     def _render_text(self, state: State) -> str:
         a = state.array
         stacks = self._stacks_json(a)
@@ -958,12 +1009,7 @@ class WiddershinsGame(Game):
             cards = " ".join(stacks[pos]) or "--"
             lines.append(f"  {POSITION_NAMES[pos]} [{len(stacks[pos]):>2}] {cards}")
         c0, c1 = self.cards_in_play(state)
-        s = state.scores()
-        if a[O_HEAD + H_DONE]:
-            result = "player_0 wins" if s[0] > s[1] else "player_1 wins" if s[1] > s[0] else "draw"
-            status = f"game over ({END_NAMES[int(a[O_HEAD + H_END])]}): {result} {s[0]}-{s[1]}"
-        else:
-            status = f"player_{int(a[O_HEAD + H_TO_MOVE])} to move"
+        status = self.status_text(state)
         header = (f"{self.env_id} ply {int(a[O_HEAD + H_PLIES])}: {status}; cards in play South ({south}) {c0}, "
                   f"North ({north}) {c1}; stacks bottom to top, North's row first")
         return "\n".join([header, *lines])

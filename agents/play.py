@@ -1,0 +1,297 @@
+"""``mancala play``: a person plays any game against any agent, in the terminal or a window.
+
+    mancala play ID [key=value ...] [--opponent SPEC] [--seat 0|1|random] [--seed N]
+                 [--hint SPEC] [--save FILE] [--window] [--delay SECONDS]
+
+* ``--opponent``: an agent spec (``agents.specs``; default ``alphabeta:depth=4``).
+* ``--seat``: the player you are (default 0, who moves first; ``random`` draws it from the
+  seed). In a window a two-row board is turned so that your row is nearest.
+* ``--seed``: the game's seed (it decides any deal) and the agents'; without it one is
+  drawn and printed, so every game can be replayed from its record.
+* ``--hint``: the agent that answers ``hint`` (default ``alphabeta:time=1``: one second of
+  alpha-beta search, which suits every game; any spec works, e.g. ``mcts:sims=2000``).
+* ``--save FILE``: write the game's JSON record there when it ends (or when you quit);
+  ``mancala replay FILE [--gif OUT.gif]`` replays it.
+
+Terminal: the board is printed with the legal moves in the game's notation; type a move,
+or ``hint``, ``undo`` (take back your last move and the opponent's replies: back to your
+previous turn), ``save FILE``, ``board``, ``moves``, ``help`` or ``quit``.
+
+Window (``--window``, needs ``pip install "mancala-envs[render]"``): click a hole, pile or
+stack to play it; where one cell has two moves (a direction in the bidirectional Kalah, a
+lone Ace in Widdershins) click its left or right half, the way the move goes. Other
+choices (setup counts, side choice, no reservation, pass, resign) are buttons under the
+board, next to Hint (H), Undo (U), Save (S) and Quit (Q or Esc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from mancala_envs.core.errors import MancalaError
+from mancala_envs.core.game import Game, State
+from mancala_envs.records import GameRecord, save_json
+
+from .base import Agent
+from .human import HumanAgent
+from .specs import make_agent
+
+DEFAULT_OPPONENT = "alphabeta:depth=4"
+DEFAULT_HINT = "alphabeta:time=1"
+
+
+class UndoRequest(Exception):
+    """Raised by the ``undo`` command to leave the move prompt."""
+
+
+class QuitRequest(Exception):
+    """Raised by the ``quit`` command to leave the game."""
+
+
+class PlaySession:
+    """One game of a person (``seat``) against an agent, with undo, hints and records.
+
+    ``actions`` are the moves so far from ``game.new_state(seed)``; ``moves`` the same as
+    ``render.LastMove`` (the last one is what a picture highlights).
+    """
+
+    def __init__(self, game: Game, seat: int, opponent: Agent, hint_agent: Agent | None = None,
+                 seed: int | None = None, opponent_name: str | None = None):
+        if seat not in (0, 1):
+            raise MancalaError(f"the human's seat must be 0 or 1, got {seat!r}")
+        self.game = game
+        self.seat = seat
+        self.seed = seed
+        self.opponent = opponent
+        self.opponent_name = opponent_name or getattr(opponent, "name", "agent")
+        self.hint_agent = hint_agent
+        self.state: State = game.new_state(seed)
+        self.positions: list[State] = [self.state.clone()]
+        self.actions: list[int] = []
+        self.names: list[str] = []
+        self.movers: list[int] = []
+        self.seat_names = game.board_view(self.state)["seats"]
+
+    # -- reading ------------------------------------------------------------------------------
+    @property
+    def truncated(self) -> bool:
+        cap = self.game.max_plies
+        return not self.state.is_terminal() and cap is not None and self.state.plies >= cap
+
+    @property
+    def over(self) -> bool:
+        return self.state.is_terminal() or self.truncated
+
+    @property
+    def human_to_move(self) -> bool:
+        return not self.over and self.state.current_player == self.seat
+
+    @property
+    def last(self):
+        """The last move as a ``render.LastMove`` (None before the first)."""
+        from mancala_envs.render import describe_move
+
+        if not self.actions:
+            return None
+        return describe_move(self.positions[-2], self.actions[-1])
+
+    def result_text(self) -> str:
+        """How the game ended (or stands), and what it means for the human."""
+        from mancala_envs.records import _ending
+
+        if self.truncated:
+            return f"the game reached the ply cap ({self.game.max_plies}) and is truncated: no result"
+        line = _ending(self.game, self.state)
+        if self.state.is_terminal():
+            mine = self.state.returns()[self.seat]
+            line += "; " + ("you win" if mine > 0 else "you lose" if mine < 0 else "a draw")
+        return line
+
+    # -- playing ------------------------------------------------------------------------------
+    def play(self, action: int) -> str:
+        """Play ``action`` for the player to move; returns its name."""
+        if self.over:
+            raise MancalaError("the game is over; no move can be played")
+        action = int(action)
+        name = self.game.action_to_string(self.state, action)
+        mover = self.state.current_player
+        self.state.apply(action)
+        self.positions.append(self.state.clone())
+        self.actions.append(action)
+        self.names.append(name)
+        self.movers.append(mover)
+        return name
+
+    def opponent_move(self) -> str:
+        """Let the agent play its move (the opponent must be to move); returns the move's name."""
+        if self.over or self.state.current_player == self.seat:
+            raise MancalaError("it is not the opponent's turn")
+        action = self.opponent.act(self.state.clone())
+        if not self.state.is_legal(action):
+            raise MancalaError(
+                f"the opponent {self.opponent_name!r} chose action {action!r}, which is not legal; "
+                f"legal actions: {self.state.legal_actions()}"
+            )
+        return self.play(action)
+
+    def undo(self) -> bool:
+        """Take back the human's last move and everything after it; False if there is none."""
+        for ply in range(len(self.actions) - 1, -1, -1):
+            if self.movers[ply] == self.seat:
+                del self.actions[ply:], self.names[ply:], self.movers[ply:], self.positions[ply + 1:]
+                self.state = self.positions[-1].clone()
+                return True
+        return False
+
+    def hint(self) -> tuple[int, str]:
+        """The hint agent's move for the human here: ``(action, name)``."""
+        if self.hint_agent is None:
+            raise MancalaError("no hint agent was given")
+        if not self.human_to_move:
+            raise MancalaError("a hint is for your own turn")
+        action = int(self.hint_agent.act(self.state.clone()))
+        return action, self.game.action_to_string(self.state, action)
+
+    def record(self) -> GameRecord:
+        return GameRecord.from_game(self.game, self.actions, seed=self.seed)
+
+    def save(self, path: str) -> str:
+        """Write the game so far as a JSON record (atomically); returns a line saying so."""
+        if not str(path).strip():
+            raise MancalaError("save needs a file name, e.g. save game.json")
+        save_json(self.record(), path)
+        return f"saved {len(self.actions)} plies to {path} (replay: mancala replay {path})"
+
+
+def build_session(args: argparse.Namespace) -> PlaySession:
+    """A ``PlaySession`` from the ``mancala play`` arguments (bad input raises ``MancalaError``)."""
+    from mancala_envs.cli import _game_from_args
+
+    _, game = _game_from_args(args.env_id, list(getattr(args, "options", None) or []))
+    seed = args.seed
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % 2**31)
+    elif seed < 0:
+        raise MancalaError(f"--seed must be a non-negative integer, got {seed}")
+    if args.seat == "random":
+        seat = int(np.random.default_rng(seed).integers(2))
+    elif args.seat in ("0", "1"):
+        seat = int(args.seat)
+    else:
+        raise MancalaError(f"--seat must be 0, 1 or random, got {args.seat!r}")
+    for spec in (args.opponent, args.hint):
+        if spec.strip().partition(":")[0] == "human":
+            raise MancalaError("mancala play seats you against an agent; 'human' cannot be the opponent or the hint")
+    opponent = make_agent(args.opponent, seed=seed + 1)
+    hint_agent = make_agent(args.hint, seed=seed + 2)
+    opponent.reset(seed=seed + 1)
+    return PlaySession(game, seat, opponent, hint_agent, seed, opponent_name=args.opponent)
+
+
+def play_in_terminal(session: PlaySession, stdin: TextIO | None = None, stdout: TextIO | None = None,
+                     save_path: str | None = None) -> int:
+    """The terminal game: the board, legal moves, and the commands of the module docstring."""
+    out = stdout or sys.stdout
+    game = session.game
+
+    def say(line: str = "") -> None:
+        print(line, file=out, flush=True)
+
+    def hint(state: State, _rest: str) -> None:
+        say(f"hint ({session.hint_agent.name}): {session.hint()[1]}")
+
+    def undo(state: State, _rest: str) -> None:
+        raise UndoRequest
+
+    def save(state: State, rest: str) -> None:
+        target = rest or save_path
+        if not target:
+            say("save needs a file name: save game.json")
+            return
+        say(session.save(target))
+
+    def board(state: State, _rest: str) -> None:
+        say(str(state))
+
+    def leave(state: State, _rest: str) -> None:
+        raise QuitRequest
+
+    commands = {
+        "hint": (hint, f"a move suggested by {session.hint_agent.name}"),
+        "undo": (undo, "take back your last move (and the replies to it)"),
+        "save": (save, "save FILE: write the game so far as a JSON record"),
+        "board": (board, "print the board again"),
+        "moves": (lambda state, rest: say("legal moves: " + ", ".join(game.action_names(state).values())),
+                  "list the legal moves"),
+        "quit": (leave, "leave the game"),
+    }
+    human = HumanAgent(stdin=stdin, stdout=out, commands=commands, show_moves=True)
+    me = session.seat_names[session.seat]
+    say(f"{game.env_id}: you are {me}, playing against {session.opponent_name} (seed {session.seed}).")
+    say("Type a move in the game's notation, or hint, undo, save FILE, board, moves, help, quit.")
+    status = 0
+    while not session.over:
+        if not session.human_to_move:
+            mover = session.state.current_player
+            name = session.opponent_move()
+            say(f"{session.opponent_name} as {session.seat_names[mover]} plays {name}")
+            continue
+        try:
+            action = human.act(session.state.clone())
+        except UndoRequest:
+            say("undone: back to your previous turn" if session.undo() else "nothing to undo: you have not moved yet")
+            continue
+        except QuitRequest:
+            say(f"you left the game at ply {session.state.plies}")
+            break
+        except EOFError:
+            say(f"\nend of input: the game stops at ply {session.state.plies}")
+            status = 1
+            break
+        session.play(action)
+    if session.over:
+        say(str(session.state))
+        say("result: " + session.result_text())
+    if save_path:
+        say(session.save(save_path))
+    return status
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    session = build_session(args)
+    if args.delay < 0:
+        raise MancalaError(f"--delay must be >= 0 seconds, got {args.delay}")
+    if args.window:
+        from mancala_envs.render.window import play_in_window
+
+        return play_in_window(session, save_path=args.save, default_save=default_save_path(session.game),
+                              delay=args.delay)
+    return play_in_terminal(session, save_path=args.save)
+
+
+def add_play_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("play", help="play a game against an agent, in the terminal or a window")
+    p.add_argument("env_id", metavar="ID", help="an env id; game options follow as key=value")
+    p.add_argument("--opponent", default=DEFAULT_OPPONENT, metavar="SPEC",
+                   help=f"the agent you play against (default {DEFAULT_OPPONENT})")
+    p.add_argument("--seat", default="0", help="your seat: 0 (moves first, default), 1 or random")
+    p.add_argument("--seed", type=int, default=None, help="the game's seed (the deal) and the agents' (default: drawn)")
+    p.add_argument("--hint", default=DEFAULT_HINT, metavar="SPEC",
+                   help=f"the agent that answers 'hint' (default {DEFAULT_HINT})")
+    p.add_argument("--save", default=None, metavar="FILE", help="write the game's JSON record here at the end")
+    p.add_argument("--window", action="store_true", help="play in a pygame window by clicking")
+    p.add_argument("--delay", type=float, default=0.6,
+                   help="window: seconds before the opponent replies, so you see each move (default 0.6)")
+    p.set_defaults(func=cmd_play)
+    return p
+
+
+def default_save_path(game: Game) -> str:
+    """``mancala-ID-YYYYmmdd-HHMMSS.json`` in the working folder (the window's Save without --save)."""
+    return str(Path.cwd() / f"mancala-{game.env_id}-{time.strftime('%Y%m%d-%H%M%S')}.json")
