@@ -171,13 +171,18 @@ def test_maskable_ppo_trains_with_a_snapshot_opponent():
     assert names == {"random", "snapshot-1"}
 
 
-def test_snapshot_numpy_actor_matches_the_torch_policy():
+@pytest.mark.parametrize("transform", ["none", "log1p"])
+def test_snapshot_numpy_actor_matches_the_torch_policy(transform):
     torch = pytest.importorskip("torch")
     sb3_contrib = pytest.importorskip("sb3_contrib")
+    from training.features import OBSERVATION_TRANSFORMS
     from training.selfplay import _numpy_actor
 
     env = SelfPlayVecEnv("kalah-v0", 4, seed=0)
-    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, policy_kwargs=dict(net_arch=[32, 16]))
+    policy_kwargs = dict(net_arch=[32, 16])
+    if OBSERVATION_TRANSFORMS[transform] is not None:
+        policy_kwargs["features_extractor_class"] = OBSERVATION_TRANSFORMS[transform]
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, policy_kwargs=policy_kwargs)
     actor = _numpy_actor(model.policy)
     assert actor is not None
     obs = np.random.default_rng(0).uniform(0, 8, size=(10, env.observation_space.shape[0])).astype(np.float32)

@@ -59,6 +59,7 @@ def test_every_config_file_loads():
         (["ppo.learning_rate=fast"], r"ppo.learning_rate must be a number"),
         (["num_envs=0"], r"num_envs must be at least 1, got 0"),
         (["eval.ladder=[greedy]"], r"eval.ladder must include 'random'"),
+        (["ppo.observation_transform=sqrt"], r"ppo.observation_transform must be one of none, log1p, got 'sqrt'"),
         (["total_timesteps"], r"an override must look like key=value"),
     ],
 )

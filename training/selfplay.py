@@ -96,9 +96,12 @@ def _numpy_actor(policy: Any) -> Callable[[np.ndarray], np.ndarray] | None:
     import torch.nn as nn
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
+    from .features import Log1pFlatten
+
     extractor = policy.features_extractor if policy.share_features_extractor else policy.pi_features_extractor
-    if not isinstance(extractor, FlattenExtractor) or not isinstance(policy.action_net, nn.Linear):
+    if type(extractor) not in (FlattenExtractor, Log1pFlatten) or not isinstance(policy.action_net, nn.Linear):
         return None
+    transform = Log1pFlatten.numpy_forward if isinstance(extractor, Log1pFlatten) else None
     activations = {nn.Tanh: np.tanh, nn.ReLU: lambda x: np.maximum(x, 0.0)}
     layers: list[tuple[str, Any]] = []
     for module in policy.mlp_extractor.policy_net:
@@ -112,6 +115,8 @@ def _numpy_actor(policy: Any) -> Callable[[np.ndarray], np.ndarray] | None:
 
     def actor(obs: np.ndarray) -> np.ndarray:
         x = obs.reshape(len(obs), -1).astype(np.float32, copy=False)
+        if transform is not None:
+            x = transform(x)
         for kind, value in layers:
             x = x @ value[0] + value[1] if kind == "linear" else value(x)
         return x @ head[0] + head[1]
@@ -149,16 +154,22 @@ class OpponentPool:
             raise InvalidOptionError(f"an opponent's weight must be positive, got {weight!r}")
         label = name or (RANDOM if opponent == RANDOM else getattr(opponent, "name", type(opponent).__name__))
         self.entries.append(PoolEntry(opponent, float(weight), label))
+        self._cumulative = None
 
     def remove(self, name: str) -> None:
         kept = [e for e in self.entries if e.name != name]
         if not kept:
             raise InvalidOptionError("the opponent pool cannot become empty")
         self.entries = kept
+        self._cumulative = None
 
     def draw(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        weights = np.array([e.weight for e in self.entries])
-        return rng.choice(len(self.entries), size=size, p=weights / weights.sum())
+        """``size`` entry indices drawn by weight (called whenever games end: kept cheap)."""
+        if self._cumulative is None or len(self._cumulative) != len(self.entries):
+            cumulative = np.cumsum([e.weight for e in self.entries])
+            self._cumulative = cumulative / cumulative[-1]
+        picks = np.searchsorted(self._cumulative, rng.random(size), side="right")
+        return np.minimum(picks, len(self.entries) - 1)
 
 
 class SelfPlayVecEnv(VecEnv):
@@ -258,15 +269,16 @@ class SelfPlayVecEnv(VecEnv):
         batch = self.batch
         while True:
             waiting = batch.players != self.seats
-            if not waiting.any():
+            waiting_rows = np.flatnonzero(waiting)
+            if waiting_rows.size == 0:
                 return
             actions = np.zeros(self.num_envs, dtype=np.int64)
             random_actions = None
-            for k, entry in enumerate(self.pool.entries):
-                rows = np.flatnonzero(waiting & (self.assignment == k))
-                if rows.size == 0:
-                    continue
-                opponent = entry.opponent
+            waiting_entries = self.assignment[waiting_rows]
+            counts = np.bincount(waiting_entries, minlength=len(self.pool.entries))
+            for k in np.flatnonzero(counts):
+                rows = waiting_rows if counts[k] == waiting_rows.size else waiting_rows[waiting_entries == k]
+                opponent = self.pool.entries[k].opponent
                 if opponent == RANDOM:
                     if random_actions is None:
                         random_actions = batch.sample_actions()

@@ -201,19 +201,23 @@ class Trainer:
 
         from agents.policy import PolicyAgent
 
+        from .features import OBSERVATION_TRANSFORMS
         from .selfplay import SelfPlayVecEnv
 
         cfg = self.config
         pool = self._build_pool()
         env = SelfPlayVecEnv(cfg.env_id, cfg.num_envs, opponents=pool, seed=cfg.seed + self.state.steps, **cfg.options)
         ppo = dict(cfg.ppo.__dict__)
-        net_arch = ppo.pop("net_arch")
+        policy_kwargs: dict[str, Any] = {"net_arch": list(ppo.pop("net_arch"))}
+        extractor = OBSERVATION_TRANSFORMS[ppo.pop("observation_transform")]
+        if extractor is not None:
+            policy_kwargs["features_extractor_class"] = extractor
         if self.checkpoint.exists():
             model = MaskablePPO.load(str(self.checkpoint), env=env, device="cpu")
             self.echo(f"resumed from {self.checkpoint} at step {model.num_timesteps}")
         else:
             model = MaskablePPO("MlpPolicy", env, seed=cfg.seed, device="cpu", verbose=0,
-                                policy_kwargs={"net_arch": list(net_arch)}, **ppo)
+                                policy_kwargs=policy_kwargs, **ppo)
         for name in self.state.snapshots:
             env.pool.add(self._snapshot_policy(model, name), cfg.pool.snapshot_weight, name=name)
         model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard"]))

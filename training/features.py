@@ -1,0 +1,35 @@
+"""Input transforms of the policy network, as SB3 features extractors.
+
+The kernels' observations are raw counts (seeds in a pit, cards on a pile), from 0 to a
+few dozen or more. ``Log1pFlatten`` feeds the network ``log(1 + x)`` instead: counts keep
+their order, small counts (which decide where a sowing ends) stay apart, and large ones no
+longer dominate the first layer's pre-activations. It has no parameters, so a saved model
+carries it by class name and ``PolicyOpponent``'s numpy actor reproduces it exactly.
+
+``OBSERVATION_TRANSFORMS`` maps the config's ``ppo.observation_transform`` to the
+extractor class (``None``: SB3's plain ``FlattenExtractor``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from stable_baselines3.common.torch_layers import FlattenExtractor
+
+
+class Log1pFlatten(FlattenExtractor):
+    """``log1p`` of the flattened observation (observations are non-negative counts)."""
+
+    def __init__(self, observation_space: spaces.Space):
+        super().__init__(observation_space)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return torch.log1p(self.flatten(observations))
+
+    @staticmethod
+    def numpy_forward(x: np.ndarray) -> np.ndarray:
+        return np.log1p(x)
+
+
+OBSERVATION_TRANSFORMS: dict[str, type | None] = {"none": None, "log1p": Log1pFlatten}
