@@ -30,11 +30,12 @@ def _game(env_id: str, pairs: list[str]):
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from .search import solve
+    from .search import SolverAgent, solve
 
     game = _game(args.env_id, list(getattr(args, "options", None) or []))
     if not 4 <= args.tt_bits <= 30:
         raise MancalaError(f"--tt-bits must be from 4 to 30, got {args.tt_bits}")
+    SolverAgent(key=args.key).warmup(game)  # numba compiles the search here: "seconds" is the solve alone
     result = solve(game, key=args.key, tt_bits=args.tt_bits, method=args.method)
     out = {
         "value": result.to_dict()["value"],
