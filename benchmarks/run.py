@@ -59,7 +59,7 @@ TARGETS = {
     },
     "ppo_vs_trivial": {
         "value": 0.8,
-        "text": "MaskablePPO steps/s on SelfPlayVecEnv (snapshot opponent) >= 0.8x on a trivial masked env",
+        "text": "MaskablePPO steps/s on SelfPlayVecEnv (snapshot opponent, 32 games) >= 0.8x on a trivial masked env",
     },
 }
 
@@ -67,11 +67,13 @@ TARGETS = {
 MODES = {
     # the test suite's smoke run: every code path, tiny budgets, small batches (serial compile)
     "smoke": {"kernel": (1, 0.05), "kernel_by_id": (1, 0.05), "python_loop": (1, 0.05), "aec_by_id": (1, 0.05),
-              "batch": (1, 0.05), "batch_by_id": (1, 0.05), "ppo": (4, 256)},
+              "batch": (1, 0.05), "batch_by_id": (1, 0.05), "ppo": ((4, 256),)},
     "quick": {"kernel": (3, 0.4), "kernel_by_id": (1, 0.3), "python_loop": (3, 0.5), "aec_by_id": (1, 0.3),
-              "batch": (3, 0.5), "batch_by_id": (1, 0.3), "ppo": (16, 4096)},
+              "batch": (3, 0.5), "batch_by_id": (1, 0.3),
+              "ppo": ((8, 8192), (16, 16384), (32, 32768), (64, 65536))},
     "full": {"kernel": (5, 3.0), "kernel_by_id": (3, 1.5), "python_loop": (5, 3.0), "aec_by_id": (3, 1.0),
-             "batch": (5, 2.0), "batch_by_id": (3, 1.0), "ppo": (32, 32768)},
+             "batch": (5, 2.0), "batch_by_id": (3, 1.0),
+             "ppo": ((8, 32768), (16, 65536), (32, 131072), (64, 262144))},
 }
 
 KERNEL_ID = "kalah-v0"
@@ -479,12 +481,18 @@ def run(mode: str) -> dict[str, Any]:
     figures["batch_by_id"] = {
         env_id: _guard(lambda e=env_id: bench_batch(e, h_rep, h_sec, size)) for env_id in mancala_envs.list_envs()
     }
-    ppo_envs, ppo_steps = plan["ppo"]
-    figures["ppo_selfplay"] = _guard(lambda: bench_ppo_selfplay(ppo_envs, ppo_steps))
+    # The range of game counts (8 to 64): the env's cost per call is fixed, so the
+    # ratio grows with the number of games; every count is reported, the headline is 32.
+    figures["ppo_selfplay_by_envs"] = {
+        str(envs): _guard(lambda e=envs, t=steps: bench_ppo_selfplay(e, t)) for envs, steps in plan["ppo"]
+    }
+    by_envs = figures["ppo_selfplay_by_envs"]
+    figures["ppo_selfplay"] = by_envs.get("32", next(iter(by_envs.values())))
 
     ratios = {
         "batch_vs_openspiel_moves": _ratio(figures["batch"], figures["openspiel"]),
         "ppo_selfplay_vs_trivial_env": figures["ppo_selfplay"].get("ratio"),
+        "ppo_selfplay_vs_trivial_env_by_envs": {n: fig.get("ratio") for n, fig in by_envs.items()},
         "kernel_vs_openspiel_moves": _ratio(figures["kernel"], figures["openspiel"]),
         "aec_vs_tictactoe_steps": _ratio(figures["aec"], figures["tictactoe"]),
         "aec_vs_openspiel_moves": _ratio(figures["aec"], figures["openspiel"], key_a="moves_per_s"),
@@ -523,7 +531,10 @@ def run(mode: str) -> dict[str, Any]:
         "schema": SCHEMA_VERSION,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "mode": mode,
-        "plan": {k: {"repeats": r, "seconds_per_repeat": s} for k, (r, s) in plan.items()},
+        "plan": {
+        **{k: {"repeats": v[0], "seconds_per_repeat": v[1]} for k, v in plan.items() if k != "ppo"},
+        "ppo": [{"games": envs, "timesteps": steps} for envs, steps in plan["ppo"]],
+    },
         "machine": machine_info(),
         "targets": targets,
         "figures": figures,
@@ -588,15 +599,17 @@ def render(report: dict[str, Any]) -> str:
     row(f"(g) BatchEnv random play, {KERNEL_ID}, B={BATCH_SIZE}", f["batch"])
     for env_id, fig in f.get("batch_by_id", {}).items():
         row(f"(g) BatchEnv random play, {env_id}", fig)
-    row("(h) MaskablePPO on SelfPlayVecEnv (snapshot opp.)", f["ppo_selfplay"])
-    if f["ppo_selfplay"].get("status") == "ok":
-        row("    same settings, trivial masked env", f["ppo_selfplay"], key="trivial_env_steps_per_s", unit="steps/s")
+    for envs, fig in f.get("ppo_selfplay_by_envs", {"?": f["ppo_selfplay"]}).items():
+        row(f"(h) MaskablePPO on SelfPlayVecEnv, {envs} games", fig)
+        if fig.get("status") == "ok":
+            row("    same settings, trivial masked env", fig, key="trivial_env_steps_per_s", unit="steps/s")
     r = report["ratios"]
     lines += [
         "",
         "ratios",
         f"  BatchEnv vs OpenSpiel (moves/s):        {_fmt_ratio(r['batch_vs_openspiel_moves'])}",
-        f"  PPO self-play vs trivial env (steps/s): {_fmt_ratio(r['ppo_selfplay_vs_trivial_env'])}",
+        f"  PPO self-play vs trivial env (steps/s): {_fmt_ratio(r['ppo_selfplay_vs_trivial_env'])} at 32 games; "
+        + ", ".join(f"{n}: {_fmt_ratio(v)}" for n, v in r.get("ppo_selfplay_vs_trivial_env_by_envs", {}).items()),
         f"  kernel vs OpenSpiel (moves/s):          {_fmt_ratio(r['kernel_vs_openspiel_moves'])}",
         f"  AEC env vs tictactoe_v3 (steps/s):      {_fmt_ratio(r['aec_vs_tictactoe_steps'])}",
         f"  AEC env vs OpenSpiel (moves/s):         {_fmt_ratio(r['aec_vs_openspiel_moves'])}",

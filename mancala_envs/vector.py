@@ -61,20 +61,17 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
     observe = kernel.observe
     plies = kernel.plies
 
-    @njit
-    def check(states, masks, actions, active):
-        """Index of the first active game whose action is illegal, or -1 (too cheap to parallelise)."""
+    def step(states, params, actions, active, max_plies, rng, masks, obs, players, rewards, terminated,
+             truncated, final_obs, final_scores, episodes, movers):
+        """Play the active games; returns -1, or the first game with an illegal action (then nothing moves)."""
+        n = states.shape[0]
         num_actions = masks.shape[1]
-        for i in range(states.shape[0]):
+        for i in range(n):  # checked first, serially: a refused batch must stay unchanged
             if active[i]:
                 a = actions[i]
                 if a < 0 or a >= num_actions or masks[i, a] == 0:
                     return i
-        return -1
-
-    def step(states, params, actions, active, max_plies, rng, masks, obs, players, rewards, terminated,
-             truncated, final_obs, final_scores, episodes):
-        n = states.shape[0]
+            movers[i] = players[i] if active[i] else -1
         for i in prange(n):
             rewards[i, 0] = 0.0
             rewards[i, 1] = 0.0
@@ -103,6 +100,7 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
         for i in range(n):
             if terminated[i] or truncated[i]:
                 deal(states, params, rng, masks, obs, players, episodes, i)
+        return -1
 
     @njit
     def deal(states, params, rng, masks, obs, players, episodes, i):
@@ -120,7 +118,7 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
         for i in range(states.shape[0]):
             deal(states, params, rng, masks, obs, players, episodes, i)
 
-    _COMPILED[(kernel, parallel)] = (check, njit(parallel=parallel)(step), reset_all)
+    _COMPILED[(kernel, parallel)] = (njit(parallel=parallel)(step), reset_all)
     return _COMPILED[(kernel, parallel)]
 
 
@@ -182,7 +180,7 @@ class BatchEnv:
         self.observation_size = game.observation_size
         self.max_plies = game.max_plies or 0
         self.parallel = self.num_envs >= PARALLEL_MIN_GAMES
-        self._check, self._step, self._reset_all = _compile(game.kernel, self.parallel)
+        self._step, self._reset_all = _compile(game.kernel, self.parallel)
         B = self.num_envs
         self.states = np.zeros((B, game.state_size), dtype=np.int32)
         self.masks = np.zeros((B, game.num_actions), dtype=np.int8)
@@ -195,6 +193,7 @@ class BatchEnv:
         self._final_scores = np.zeros((B, 2), dtype=np.float64)
         self._all = np.ones(B, dtype=np.bool_)
         self._sample_out = np.zeros(B, dtype=np.int64)
+        self._movers = np.full(B, -1, dtype=np.int64)
         self.episodes = np.zeros(B, dtype=np.int64)  # games started in each slot since reset
         self.reset(seed)
 
@@ -219,22 +218,20 @@ class BatchEnv:
         active = self._all if active is None else np.ascontiguousarray(active, dtype=np.bool_)
         if active.shape != (self.num_envs,):
             raise IllegalActionError(f"active must have shape ({self.num_envs},), got {active.shape}")
-        bad = self._check(self.states, self.masks, actions, active)
+        bad = self._step(
+            self.states, self.game.params, actions, active, self.max_plies, self._rng, self.masks, self.obs,
+            self.players, self._rewards, self._terminated, self._truncated, self._final_obs, self._final_scores,
+            self.episodes, self._movers,
+        )
         if bad >= 0:
             legal = np.flatnonzero(self.masks[bad]).tolist()
             raise IllegalActionError(
                 f"{self.game.env_id}: game {bad}: action {int(actions[bad])} is not legal for player "
                 f"{int(self.players[bad])}; legal actions are {legal}"
             )
-        movers = np.where(active, self.players, -1)
-        self._step(
-            self.states, self.game.params, actions, active, self.max_plies, self._rng, self.masks, self.obs,
-            self.players, self._rewards, self._terminated, self._truncated, self._final_obs, self._final_scores,
-            self.episodes,
-        )
         return BatchStep(
             self.obs, self.players, self._rewards, self._terminated, self._truncated, self._final_obs,
-            self._final_scores, movers,
+            self._final_scores, self._movers,
         )
 
     def sample_actions(self) -> np.ndarray:

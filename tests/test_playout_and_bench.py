@@ -304,6 +304,7 @@ def test_benchmark_smoke_run(tmp_path):
     for fig in list(figures["batch_by_id"].values()) + [figures["batch"]]:
         assert fig["status"] == "ok" and fig["value"] > 0, fig
     assert figures["ppo_selfplay"]["status"] in ("ok", "not installed"), figures["ppo_selfplay"]
+    assert list(figures["ppo_selfplay_by_envs"]) == ["4"] and "ppo_selfplay_vs_trivial_env_by_envs" in report["ratios"]
     for name in ("kernel", "aec", "state_api"):
         assert figures[name]["status"] == "ok", figures[name]
         assert figures[name]["value"] > 0
