@@ -5,6 +5,11 @@ of the game (uniformly random moves from the start, a random number of them), so
 move of each position exactly (``agents.search.solve``, one shared transposition table), and
 reports how often the agent's move is one of the optimal ones (those keeping the mover's
 best final score difference).
+
+``max_board=K`` keeps only positions with at most ``K`` stones still on the board (outside
+the scores; games with ``scores_only_grow``): endgames of a board too big to solve from the
+start, e.g. ``optimal_move_rate(agent, "kalah-v0", max_board=20, key="obs")`` for a policy
+trained on the standard Kalah(6,4).
 """
 
 from __future__ import annotations
@@ -49,7 +54,13 @@ def move_values(state: State, tt: TranspositionTable | None = None, key: str = "
     return out
 
 
-def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_tries: int = 100_000) -> list[State]:
+def _stones_on_board(state: State) -> int | None:
+    total = state.game.search_score_total(state)
+    return None if total is None else int(total - sum(state.scores()))
+
+
+def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_tries: int = 100_000,
+                      max_board: int | None = None) -> list[State]:
     lengths = []
     out: list[State] = []
     tries = 0
@@ -68,19 +79,24 @@ def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_trie
             continue
         if game.max_plies is not None and state.plies >= game.max_plies:
             continue
+        if max_board is not None and _stones_on_board(state) > max_board:
+            continue
         out.append(state)
     return out
 
 
 def optimal_move_rate(agent: Agent, env: str | Game, positions: int = 100, seed: int = 0, key: str = "state",
-                      tt_bits: int = 22, **options) -> OptimalMoveRate:
+                      tt_bits: int = 22, max_board: int | None = None, **options) -> OptimalMoveRate:
     """Share of sampled positions where ``agent`` plays an optimal move (see the module docstring)."""
     if positions < 1:
         raise ValueError(f"positions must be at least 1, got {positions}")
     game = env if isinstance(env, Game) else make_game(env, **options)
+    if max_board is not None and _stones_on_board(game.new_state(0)) is None:
+        raise ValueError(f"max_board needs a game whose scores only grow (Kalah, Afrika, Progressive); "
+                         f"{game.env_id} does not count stones on the board")
     rng = np.random.default_rng(seed)
     tt = TranspositionTable(tt_bits)
-    states = _sample_positions(game, positions, rng)
+    states = _sample_positions(game, positions, rng, max_board=max_board)
     optimal = 0
     loss = 0.0
     agent.reset(seed=seed)

@@ -15,7 +15,6 @@ import io
 import json
 import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -24,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from mancala_envs.core.files import write_text_atomic
+from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.core.game import Game
 from mancala_envs.registry import make_game
 
@@ -148,15 +147,11 @@ class TournamentResult:
         ax.set_xlabel(f"Elo (Bradley-Terry, {self.ratings.anchor} = 0, 95% bootstrap interval)")
         ax.set_title(f"{self.env_id}: {self.games_per_pair} games per pair")
         fig.tight_layout()
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-        os.close(fd)
         try:
-            fig.savefig(tmp, dpi=100)
-            os.replace(tmp, path)
+            with atomic_output(path, suffix=".png") as tmp:  # matplotlib picks the format by extension
+                fig.savefig(tmp, dpi=100)
         finally:
             plt.close(fig)
-            if os.path.exists(tmp):
-                os.unlink(tmp)
 
 
 def _json_default(obj):

@@ -324,6 +324,21 @@ def test_optimal_move_rate(compiled):
     assert deep.rate > rnd.rate
 
 
+def test_optimal_move_rate_on_endgames_of_a_big_board(compiled, monkeypatch):
+    from agents import analysis
+
+    seen = []
+    sample = analysis._sample_positions
+    monkeypatch.setattr(analysis, "_sample_positions",
+                        lambda *a, **k: seen.extend(sample(*a, **k)) or list(seen))
+    game = mancala_envs.make_game("kalah-v0")  # 6x4: solvable only near the end
+    perfect = optimal_move_rate(make_agent("solver:key=obs"), game, positions=6, seed=2, key="obs", max_board=12)
+    assert perfect.positions == 6 and perfect.rate == 1.0
+    assert all(48 - sum(state.scores()) <= 12 for state in seen)
+    with pytest.raises(ValueError, match="max_board needs a game whose scores only grow"):
+        optimal_move_rate(RandomAgent(seed=0), "rondell-v0", positions=2, max_board=5)
+
+
 def test_agent_pickles_without_its_table():
     import pickle
 

@@ -37,7 +37,6 @@ import argparse
 import csv
 import io
 import json
-import os
 import shlex
 import sys
 import time
@@ -49,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from mancala_envs.core.errors import MancalaError
-from mancala_envs.core.files import write_text_atomic
+from mancala_envs.core.files import atomic_output, remove_stale_temporaries, write_text_atomic
 
 from .config import ConfigError, TrainConfig, config_from_dict, load_config
 
@@ -142,10 +141,8 @@ class Trainer:
         return self.run_dir / "checkpoints" / "latest.zip"
 
     def _save_model(self, model, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.zip")
-        model.save(str(tmp))
-        os.replace(tmp, path)
+        with atomic_output(path, suffix=".zip") as tmp:  # SB3 adds .zip to a name without it
+            model.save(str(tmp))
 
     def _save_state(self) -> None:
         write_text_atomic(self.run_dir / "checkpoints" / "state.json", json.dumps(self.state.__dict__, indent=1))
@@ -166,10 +163,8 @@ class Trainer:
 
         path = self.run_dir / "snapshots" / f"{name}.pt"
         if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            torch.save(model.policy.state_dict(), tmp)
-            os.replace(tmp, path)
+            with atomic_output(path) as tmp:
+                torch.save(model.policy.state_dict(), tmp)
         policy = type(model.policy)(**model.policy._get_constructor_parameters())
         policy.load_state_dict(torch.load(path, weights_only=True))
         return PolicyOpponent.snapshot(policy, name=name)
@@ -401,11 +396,10 @@ def plot_run(report: dict[str, Any], run_dir: Path) -> None:
 def _save_figure(fig, path: Path) -> None:
     import matplotlib.pyplot as plt
 
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.png")
     fig.tight_layout()
-    fig.savefig(tmp, dpi=100)
+    with atomic_output(path, suffix=".png") as tmp:  # matplotlib picks the format by extension
+        fig.savefig(tmp, dpi=100)
     plt.close(fig)
-    os.replace(tmp, path)
 
 
 # -- entry points -----------------------------------------------------------------------------------------
@@ -451,6 +445,7 @@ def resume_run(run_dir: Path) -> tuple[TrainConfig, RunState]:
             raise ConfigError(f"{str(state_file)!r} is corrupt ({err}); the run cannot resume") from None
     if state.steps and not (run_dir / "checkpoints" / "latest.zip").is_file():
         raise ConfigError(f"{str(run_dir)!r} has a checkpoint state but no checkpoints/latest.zip")
+    remove_stale_temporaries(run_dir)  # a writer killed mid-file (the run being resumed) leaves one
     return config, state
 
 
