@@ -6,6 +6,11 @@ their order, small counts (which decide where a sowing ends) stay apart, and lar
 longer dominate the first layer's pre-activations. It has no parameters, so a saved model
 carries it by class name and ``PolicyOpponent``'s numpy actor reproduces it exactly.
 
+Measured on Kalah(6,4) with ``configs/kalah-v0.yaml``, it did worse than raw counts: at
+2M steps 32% against greedy, 11% against alpha-beta depth 2 and 0% against depth 4 (40
+games each), where raw counts stood at 63%, 42% and 67%. No config uses it; it is there to
+try on other games.
+
 ``OBSERVATION_TRANSFORMS`` maps the config's ``ppo.observation_transform`` to the
 extractor class (``None``: SB3's plain ``FlattenExtractor``).
 """
