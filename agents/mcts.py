@@ -15,7 +15,13 @@ One simulation:
    (its position is stored in ``node_states``).
 3. *Rollout*: uniformly random moves from the new node to the end of the game (or the
    game's ply cap, which scores 0 for both: a truncation is neither win nor loss); the
-   result is the kernel's ``returns`` (+1/-1/0).
+   result is the kernel's ``returns`` (+1/-1/0). In a game whose result is the sign of the
+   score difference and whose scores only grow (``Game.result_follows_scores``: Kalah,
+   Progressive Mancala), the rollout stops as soon as one score passes half of all the
+   stones: the winner is then known, and the rest of the game cannot change it. (Only a
+   ply cap reached later, which would have scored the game 0, is not played out; the
+   default cap of 1000 plies lies far beyond the longest games of the soak runs, 155 plies
+   in Kalah and 493 in Progressive Mancala.)
 4. *Backup*: every node on the path adds the return of the player who moved into it.
 
 The move played is the root child with the most visits. Randomness (expansion order and
@@ -59,6 +65,8 @@ def _mcts(
     current_player,
     returns,
     plies,
+    scores,
+    decisive_total,  # > 0: a score above half of it decides the game (Game.result_follows_scores)
     params,
     root,
     num_sims,
@@ -85,6 +93,7 @@ def _mcts(
     path = np.zeros(N, np.int64)
     work = np.zeros(S, np.int32)
     rmask = np.zeros(A, np.int8)
+    sbuf = np.zeros(2, np.float64)
 
     for i in range(S):
         node_states[0, i] = root[i]
@@ -159,10 +168,16 @@ def _mcts(
         for i in range(S):
             work[i] = node_states[node, i]
         truncated = False
+        decided = False
         while current_player(work, params) >= 0:
             if plies(work, params) >= max_plies:
                 truncated = True
                 break
+            if decisive_total > 0:
+                scores(work, params, sbuf)
+                if 2.0 * sbuf[0] > decisive_total or 2.0 * sbuf[1] > decisive_total:
+                    decided = True
+                    break
             count = legal_mask(work, params, rmask)
             s, k = _below(s, count)
             seen = 0
@@ -175,6 +190,9 @@ def _mcts(
         if truncated:
             ret[0] = 0.0
             ret[1] = 0.0
+        elif decided:
+            ret[0] = 1.0 if sbuf[0] > sbuf[1] else -1.0
+            ret[1] = -ret[0]
         else:
             returns(work, params, ret)
         # 4. backup
@@ -251,8 +269,10 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
     start = _time.perf_counter()
     deadline = start + time_limit if time_limit is not None else 0.0
     cap = 2**62 if game.max_plies is None else int(game.max_plies)
+    total = game.search_score_total(state) if game.result_follows_scores else None
     best, done, used = _mcts(
-        k.legal_mask, k.apply, k.current_player, k.returns, k.plies, game.params, state.array.copy(),
+        k.legal_mask, k.apply, k.current_player, k.returns, k.plies, k.scores, -1.0 if total is None else float(total),
+        game.params, state.array.copy(),
         2**62 if sims is None else int(sims), float(deadline), float(c), cap, np.uint64(seed),
         tree.node_states, tree.node_player, tree.node_visits, tree.node_value, tree.parents,
         tree.action_from_parent, tree.children_index, tree.num_unexpanded, tree.legal,

@@ -291,6 +291,22 @@ def test_mcts_is_seeded_and_counts(compiled):
     assert a.best_action == max(a.visits, key=a.visits.get)
 
 
+def test_mcts_rollouts_stop_once_a_majority_decides(compiled):
+    game = mancala_envs.make_game("kalah-v0")
+    assert game.result_follows_scores and mancala_envs.make_game("progressive-v0").result_follows_scores
+    assert not mancala_envs.make_game("afrika-v0").result_follows_scores  # komi decides, not the raw majority
+    # player_0 has 25 of the 48 seeds in store: the game is won whatever happens next. With a
+    # ply cap one move after the expansion, a rollout played out would be truncated (0); the
+    # rollout that stops at the majority scores the win (-1 for player_1, who is to move).
+    capped = mancala_envs.make_game("kalah-v0", max_plies=32)
+    position = {"pits": [[0, 0, 0, 0, 0, 1], [4, 4, 4, 4, 3, 3]], "stores": [25, 0], "to_move": 1,
+                "terminal": False, "plies": 30, "phase": "play", "setup_index": 12,
+                "last_action": None, "last_player": None}
+    state = capped.state_from_json(position)
+    result = mcts_search(state, sims=6, seed=0)  # one rollout from each of the six moves
+    assert len(result.values) == 6 and all(v == -1.0 for v in result.values.values())
+
+
 @pytest.mark.parametrize("env_id", IDS)
 def test_every_agent_plays_every_id(env_id, compiled):
     from agents.arena import play_game

@@ -110,6 +110,11 @@ class Game:
     #: whose margin cannot reach its window (``search_score_total``).
     scores_only_grow: bool = False
 
+    #: True when the result is the sign of the final score difference (most stones wins), so
+    #: with ``scores_only_grow`` a score above half of ``search_score_total`` decides the
+    #: game: MCTS rollouts stop there (``agents.mcts``).
+    result_follows_scores: bool = False
+
     #: Leaf evaluation for alpha-beta (``agents.search``), a jitted
     #: ``(state, params, player) -> float`` from ``player``'s side; None: the score
     #: difference. Set by a game whose scores say nothing in some phase (a setup).

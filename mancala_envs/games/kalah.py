@@ -500,6 +500,7 @@ class KalahGame(Game):
     """Kalah family (Pratt's Basic, Egyptian, bidirectional and chosen-start Mancala)."""
 
     scores_only_grow = True  # captured seeds never return to the board (agents.search)
+    result_follows_scores = True  # most stones wins (agents.mcts stops decided rollouts)
 
     kernel = KERNEL  # KERNEL_CHOSEN_START when chosen_start=True (see __init__)
     family = "kalah"

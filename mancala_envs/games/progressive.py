@@ -404,6 +404,7 @@ class ProgressiveGame(Game):
     """Progressive Mancala (Gering 2004): one row, a shared Goal, relay sowing, bonus moves."""
 
     scores_only_grow = True  # captured seeds never return to the board (agents.search)
+    result_follows_scores = True  # most stones wins (agents.mcts stops decided rollouts)
 
     kernel = KERNEL
     family = "progressive"
