@@ -103,11 +103,11 @@ class PlaySession:
 
     def result_text(self) -> str:
         """How the game ended (or stands), and what it means for the human."""
-        from mancala_envs.records import _ending
+        from mancala_envs.records import result_line
 
         if self.truncated:
             return f"the game reached the ply cap ({self.game.max_plies}) and is truncated: no result"
-        line = _ending(self.game, self.state)
+        line = result_line(self.game, self.state)
         if self.state.is_terminal():
             mine = self.state.returns()[self.seat]
             line += "; " + ("you win" if mine > 0 else "you lose" if mine < 0 else "a draw")

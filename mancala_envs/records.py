@@ -312,7 +312,7 @@ class NumberedMovePairs(TextRecordFormat):
             if state.is_terminal():
                 raise RecordError(
                     f"{where(ply)} {token!r}: the game is already over after ply {ply} "
-                    f"({_ending(game, state)}); nothing may follow but comments or a result"
+                    f"({result_line(game, state)}); nothing may follow but comments or a result"
                 )
             try:
                 action = game.string_to_action(state, token)
@@ -442,14 +442,14 @@ class NumberedMovePairs(TextRecordFormat):
             pairs.append(" ".join(current))
         lines = [" ".join(pairs[i : i + self.PAIRS_PER_LINE]) for i in range(0, len(pairs), self.PAIRS_PER_LINE)]
         if state.is_terminal():
-            lines.append("{" + _ending(game, state) + "}")
+            lines.append("{" + result_line(game, state) + "}")
         return "\n".join(lines) + "\n"
 
 
 NUMBERED_MOVE_PAIRS = NumberedMovePairs()
 
 
-def _ending(game: Game, state: State) -> str:
+def result_line(game: Game, state: State) -> str:
     """One line on how the game stands: scores and result."""
     seats = _seat_names(game)
     s0, s1 = state.scores()

@@ -18,6 +18,19 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 @pytest.fixture(scope="session", autouse=True)
+def sb3_log_folder(tmp_path_factory):
+    """SB3's ``learn()`` without a logger of ours makes an empty log folder: keep it in pytest's tmp."""
+    folder = tmp_path_factory.mktemp("sb3-logs")
+    previous = os.environ.get("SB3_LOGDIR")
+    os.environ["SB3_LOGDIR"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("SB3_LOGDIR", None)
+    else:
+        os.environ["SB3_LOGDIR"] = previous
+
+
+@pytest.fixture(scope="session", autouse=True)
 def warm_kernels():
     """Play one short game of every registered id so that compile time is paid once."""
     import mancala_envs
