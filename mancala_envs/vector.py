@@ -36,6 +36,7 @@ from numba import njit, prange
 
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, Kernel, State
+from .core.playout import _splitmix64
 
 _COMPILED: dict[tuple[Kernel, bool], tuple] = {}
 
@@ -130,11 +131,7 @@ def _sample_actions(masks, rng_state, out):
         count = 0
         for a in range(masks.shape[1]):
             count += masks[i, a]
-        s += np.uint64(0x9E3779B97F4A7C15)
-        z = s
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
+        s, z = _splitmix64(s)
         target = np.int64((z >> np.uint64(33)) % np.uint64(max(count, 1)))
         out[i] = -1
         for a in range(masks.shape[1]):
