@@ -13,6 +13,13 @@ Figures (each measured several times after a warm-up; the reported value is the 
   openspiel     OpenSpiel's ``mancala`` through its Python API, moves/s (the peer)
   state_api     our ``State`` API in a plain Python loop (new_state/legal_actions/apply),
                 moves/s: the like-for-like of the OpenSpiel loop
+  mcts          our MCTS (``agents.mcts``, UCT with random rollouts) from the start of
+                kalah-v0, simulations/s, one core; ``mcts_by_id`` for every id
+  openspiel_mcts  OpenSpiel's C++ ``MCTSBot`` (one random rollout per simulation) from
+                the start of its ``mancala`` (Kalah(6,4)), simulations/s, one core (the peer)
+  alphabeta_by_id  our alpha-beta (``agents.search``), iterative deepening from every id's
+                start position for a fixed time, nodes/s
+  (the search figures are measured by the functions of ``benchmarks/search.py``)
 
 Prints a table and writes JSON (to a temporary name, then ``os.replace``). Timings are never
 asserted; the exit code is 1 only when a figure failed with an error (an optional peer that
@@ -61,20 +68,29 @@ TARGETS = {
         "value": 0.8,
         "text": "MaskablePPO steps/s on SelfPlayVecEnv (snapshot opponent, 32 games) >= 0.8x on a trivial masked env",
     },
+    "mcts_vs_openspiel": {
+        "value": 2.0,
+        "text": "MCTS simulations/s on Kalah(6,4) >= 2x OpenSpiel's C++ MCTSBot, one core each",
+    },
 }
 
 # (repeats, seconds per repeat) for each kind of figure
 MODES = {
     # the test suite's smoke run: every code path, tiny budgets, small batches (serial compile)
     "smoke": {"kernel": (1, 0.05), "kernel_by_id": (1, 0.05), "python_loop": (1, 0.05), "aec_by_id": (1, 0.05),
-              "batch": (1, 0.05), "batch_by_id": (1, 0.05), "ppo": ((4, 256),)},
+              "batch": (1, 0.05), "batch_by_id": (1, 0.05), "ppo": ((4, 256),),
+              "mcts": (1, 200), "mcts_by_id": None, "alphabeta_by_id": None},
     "quick": {"kernel": (3, 0.4), "kernel_by_id": (1, 0.3), "python_loop": (3, 0.5), "aec_by_id": (1, 0.3),
               "batch": (3, 0.5), "batch_by_id": (1, 0.3),
-              "ppo": ((8, 8192), (16, 16384), (32, 32768), (64, 65536))},
+              "ppo": ((8, 8192), (16, 16384), (32, 32768), (64, 65536)),
+              "mcts": (5, 20_000), "mcts_by_id": (1, 5_000), "alphabeta_by_id": (1, 0.3)},
     "full": {"kernel": (5, 3.0), "kernel_by_id": (3, 1.5), "python_loop": (5, 3.0), "aec_by_id": (3, 1.0),
              "batch": (5, 2.0), "batch_by_id": (3, 1.0),
-             "ppo": ((8, 32768), (16, 65536), (32, 131072), (64, 262144))},
+             "ppo": ((8, 32768), (16, 65536), (32, 131072), (64, 262144)),
+             "mcts": (9, 20_000), "mcts_by_id": (3, 20_000), "alphabeta_by_id": (3, 2.0)},
 }
+# mcts: (repeats, simulations per search); alphabeta_by_id: (repeats, seconds per search);
+# None: the figure is skipped (the smoke run measures the search on kalah-v0 only)
 
 KERNEL_ID = "kalah-v0"
 
@@ -424,6 +440,40 @@ def _tictactoe_env():
     return tictactoe_v3.env()
 
 
+# -- (i), (j), (k): the search agents -----------------------------------------------------------
+def _search_bench():
+    """``benchmarks/search.py``, whose functions measure the search figures."""
+    here = str(ROOT / "benchmarks")
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import search
+
+    return search
+
+
+def bench_mcts(env_id: str, repeats: int, sims: int) -> dict[str, Any]:
+    import mancala_envs
+
+    fig = _search_bench().bench_mcts(mancala_envs.make_game(env_id), sims, repeats)
+    return _summary(fig["samples"], "sims/s", sims=sims)
+
+
+def bench_openspiel_mcts(repeats: int, sims: int) -> dict[str, Any]:
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError as exc:
+        return _not_installed("open_spiel", exc)
+    fig = _search_bench().bench_openspiel(sims, repeats)
+    return _summary(fig["samples"], "sims/s", sims=sims, game="mancala")
+
+
+def bench_alphabeta(env_id: str, repeats: int, seconds: float) -> dict[str, Any]:
+    import mancala_envs
+
+    fig = _search_bench().bench_alphabeta(mancala_envs.make_game(env_id), seconds, repeats)
+    return _summary(fig["samples"], "nodes/s", seconds=seconds, depth=fig["depth"])
+
+
 # -- the run ----------------------------------------------------------------------------------
 def _guard(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     try:
@@ -489,6 +539,20 @@ def run(mode: str) -> dict[str, Any]:
     by_envs = figures["ppo_selfplay_by_envs"]
     figures["ppo_selfplay"] = by_envs.get("32", next(iter(by_envs.values())))
 
+    m_rep, m_sims = plan["mcts"]
+    figures["mcts"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_mcts(KERNEL_ID, m_rep, m_sims)})
+    figures["openspiel_mcts"] = _guard(lambda: bench_openspiel_mcts(m_rep, m_sims))
+    if plan["mcts_by_id"] is not None:
+        i_rep, i_sims = plan["mcts_by_id"]
+        figures["mcts_by_id"] = {
+            env_id: _guard(lambda e=env_id: bench_mcts(e, i_rep, i_sims)) for env_id in mancala_envs.list_envs()
+        }
+    if plan["alphabeta_by_id"] is not None:
+        a_rep, a_sec = plan["alphabeta_by_id"]
+        figures["alphabeta_by_id"] = {
+            env_id: _guard(lambda e=env_id: bench_alphabeta(e, a_rep, a_sec)) for env_id in mancala_envs.list_envs()
+        }
+
     ratios = {
         "batch_vs_openspiel_moves": _ratio(figures["batch"], figures["openspiel"]),
         "ppo_selfplay_vs_trivial_env": figures["ppo_selfplay"].get("ratio"),
@@ -497,6 +561,7 @@ def run(mode: str) -> dict[str, Any]:
         "aec_vs_tictactoe_steps": _ratio(figures["aec"], figures["tictactoe"]),
         "aec_vs_openspiel_moves": _ratio(figures["aec"], figures["openspiel"], key_a="moves_per_s"),
         "state_api_vs_openspiel_moves": _ratio(figures["state_api"], figures["openspiel"]),
+        "mcts_vs_openspiel_sims": _ratio(figures["mcts"], figures["openspiel_mcts"]),
     }
     kernel_value = figures["kernel"].get("value") if figures["kernel"].get("status") == "ok" else None
     targets = {
@@ -519,6 +584,13 @@ def run(mode: str) -> dict[str, Any]:
             if ratios["ppo_selfplay_vs_trivial_env"] is None
             else ratios["ppo_selfplay_vs_trivial_env"] >= TARGETS["ppo_vs_trivial"]["value"],
         },
+        "mcts_vs_openspiel": {
+            **TARGETS["mcts_vs_openspiel"],
+            "measured": ratios["mcts_vs_openspiel_sims"],
+            "met": None
+            if ratios["mcts_vs_openspiel_sims"] is None
+            else ratios["mcts_vs_openspiel_sims"] >= TARGETS["mcts_vs_openspiel"]["value"],
+        },
         "aec_vs_tictactoe": {
             **TARGETS["aec_vs_tictactoe"],
             "measured": ratios["aec_vs_tictactoe_steps"],
@@ -532,9 +604,14 @@ def run(mode: str) -> dict[str, Any]:
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "mode": mode,
         "plan": {
-        **{k: {"repeats": v[0], "seconds_per_repeat": v[1]} for k, v in plan.items() if k != "ppo"},
-        "ppo": [{"games": envs, "timesteps": steps} for envs, steps in plan["ppo"]],
-    },
+            **{
+                k: {"repeats": v[0], "seconds_per_repeat": v[1]}
+                for k, v in plan.items()
+                if k not in ("ppo", "mcts", "mcts_by_id") and v is not None
+            },
+            **{k: {"repeats": v[0], "simulations": v[1]} for k in ("mcts", "mcts_by_id") if (v := plan[k]) is not None},
+            "ppo": [{"games": envs, "timesteps": steps} for envs, steps in plan["ppo"]],
+        },
         "machine": machine_info(),
         "targets": targets,
         "figures": figures,
@@ -603,6 +680,12 @@ def render(report: dict[str, Any]) -> str:
         row(f"(h) MaskablePPO on SelfPlayVecEnv, {envs} games", fig)
         if fig.get("status") == "ok":
             row("    same settings, trivial masked env", fig, key="trivial_env_steps_per_s", unit="steps/s")
+    row(f"(i) MCTS, {KERNEL_ID} start, {f['mcts'].get('sims', '?')} simulations", f["mcts"])
+    row("(j) OpenSpiel C++ MCTSBot, mancala start", f["openspiel_mcts"])
+    for env_id, fig in f.get("mcts_by_id", {}).items():
+        row(f"(i) MCTS, {env_id}", fig)
+    for env_id, fig in f.get("alphabeta_by_id", {}).items():
+        row(f"(k) alpha-beta, {env_id} (depth {fig.get('depth', '?')})", fig)
     r = report["ratios"]
     lines += [
         "",
@@ -614,6 +697,7 @@ def render(report: dict[str, Any]) -> str:
         f"  AEC env vs tictactoe_v3 (steps/s):      {_fmt_ratio(r['aec_vs_tictactoe_steps'])}",
         f"  AEC env vs OpenSpiel (moves/s):         {_fmt_ratio(r['aec_vs_openspiel_moves'])}",
         f"  State API vs OpenSpiel (moves/s):       {_fmt_ratio(r['state_api_vs_openspiel_moves'])}",
+        f"  MCTS vs OpenSpiel MCTSBot (sims/s):     {_fmt_ratio(r['mcts_vs_openspiel_sims'])}",
         "",
         "targets (from the issue; reported, not asserted)",
     ]
@@ -642,7 +726,7 @@ def write_json(report: dict[str, Any], out: Path) -> None:
 def _errors(report: dict[str, Any]) -> list[str]:
     found = []
     for name, fig in report["figures"].items():
-        items = fig.items() if name == "kernel_by_id" else [(name, fig)]
+        items = fig.items() if name.endswith("_by_id") or name.endswith("_by_envs") else [(name, fig)]
         for label, one in items:
             if one.get("status") == "error":
                 found.append(f"{label}: {one.get('detail')}")

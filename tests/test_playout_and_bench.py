@@ -291,7 +291,10 @@ def test_benchmark_smoke_run(tmp_path):
     assert report["mode"] == "smoke"
     assert {"python", "numba", "cpu_count", "numba_threads"} <= set(report["machine"])
     assert report["machine"]["numba_threads"] == 1
-    assert set(report["targets"]) == {"kernel_moves_per_s", "aec_vs_tictactoe", "batch_vs_openspiel", "ppo_vs_trivial"}
+    assert set(report["targets"]) == {
+        "kernel_moves_per_s", "aec_vs_tictactoe", "batch_vs_openspiel", "ppo_vs_trivial", "mcts_vs_openspiel"
+    }
+    assert report["targets"]["mcts_vs_openspiel"]["value"] == 2.0
     assert report["targets"]["batch_vs_openspiel"]["value"] == 20.0
     assert report["targets"]["ppo_vs_trivial"]["value"] == 0.8
     assert report["targets"]["kernel_moves_per_s"]["value"] == 10_000_000
@@ -310,7 +313,9 @@ def test_benchmark_smoke_run(tmp_path):
         assert figures[name]["value"] > 0
     for fig in figures["kernel_by_id"].values():
         assert fig["status"] == "ok" and fig["value"] > 0
-    for name in ("tictactoe", "openspiel"):  # optional peers
+    assert figures["mcts"]["status"] == "ok" and figures["mcts"]["value"] > 0, figures["mcts"]
+    assert figures["mcts"]["sims"] == 200 and figures["mcts"]["unit"] == "sims/s"
+    for name in ("tictactoe", "openspiel", "openspiel_mcts"):  # optional peers
         assert figures[name]["status"] in ("ok", "not installed"), figures[name]
     assert {
         "kernel_vs_openspiel_moves",
@@ -318,6 +323,7 @@ def test_benchmark_smoke_run(tmp_path):
         "aec_vs_openspiel_moves",
         "batch_vs_openspiel_moves",
         "ppo_selfplay_vs_trivial_env",
+        "mcts_vs_openspiel_sims",
     } <= set(report["ratios"])
     assert "targets" in proc.stdout and "kernel random playouts" in proc.stdout
 

@@ -257,7 +257,7 @@ def init(state, params, rng):
     state[head + H_LAST_PLAYER] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _has_move(state, params, player):
     n = params[P_PITS]
     base = player * (n + 1)
@@ -268,7 +268,7 @@ def _has_move(state, params, player):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def settle(state, params):
     """Decide whether the game is over after a move, and clear the rows if it is."""
     n = params[P_PITS]
@@ -352,7 +352,7 @@ def legal_mask_chosen_start(state, params, mask):
     return 4
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply_setup(state, params, action, head, n):
     k = state[head + H_SETUP_INDEX]
     hole = k if k < n else k + 1  # skip player 0's store
@@ -364,7 +364,7 @@ def _apply_setup(state, params, action, head, n):
         state[head + H_TO_MOVE] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply_side_choice(state, params, action, head, n):
     if action < 2:  # player_1 takes side A, which was laid out in player_0's row: swap rows
         for i in range(n):
@@ -378,23 +378,16 @@ def _apply_side_choice(state, params, action, head, n):
 
 @njit(cache=True)
 def apply(state, params, action):
+    """The play phase only, like ``legal_mask``; ``apply_chosen_start`` plays every phase."""
     n = params[P_PITS]
     head = 2 * n + 2
     player = state[head + H_TO_MOVE]
     state[head + H_PLIES] += 1
     state[head + H_LAST_ACTION] = action
     state[head + H_LAST_PLAYER] = player
-    phase = state[head + H_PHASE]
-    if phase == PHASE_SETUP:
-        _apply_setup(state, params, action, head, n)
-        return
-    if phase == PHASE_CHOOSE_SIDE:
-        _apply_side_choice(state, params, action, head, n)
-        return
-
     ring = 2 * n + 2
-    hole = action % n
     clockwise = action >= n
+    hole = action - n if clockwise else action
     origin = player * (n + 1) + hole
     own_store = player * (n + 1) + n
     opponent_store = (1 - player) * (n + 1) + n
@@ -428,6 +421,24 @@ def apply(state, params, action):
             state[pos] = 0
     state[head + H_TO_MOVE] = next_player
     settle(state, params)
+
+
+@njit(cache=True)
+def apply_chosen_start(state, params, action):
+    """Every phase: the setup, the side choice, then play (``apply``)."""
+    n = params[P_PITS]
+    head = 2 * n + 2
+    phase = state[head + H_PHASE]
+    if phase == PHASE_PLAY:
+        apply(state, params, action)
+        return
+    state[head + H_PLIES] += 1
+    state[head + H_LAST_ACTION] = action
+    state[head + H_LAST_PLAYER] = state[head + H_TO_MOVE]
+    if phase == PHASE_SETUP:
+        _apply_setup(state, params, action, head, n)
+    else:
+        _apply_side_choice(state, params, action, head, n)
 
 
 @njit(cache=True)
@@ -492,7 +503,7 @@ def search_heuristic_chosen_start(state, params, player):
 
 
 KERNEL = Kernel(init, legal_mask, apply, current_player, scores, returns, observe, plies)
-KERNEL_CHOSEN_START = KERNEL._replace(legal_mask=legal_mask_chosen_start)
+KERNEL_CHOSEN_START = KERNEL._replace(legal_mask=legal_mask_chosen_start, apply=apply_chosen_start)
 
 
 # -- the rules object -----------------------------------------------------------------------
