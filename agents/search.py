@@ -105,6 +105,7 @@ import numpy as np
 from numba import njit
 
 from mancala_envs.core.game import Game, State
+from mancala_envs.core.inline import inline_kernel, inlined, unowned
 
 from .base import Agent
 
@@ -165,210 +166,247 @@ def _hash_obs(obs0, obs1, player):
 
 # Not cache=True: the kernel functions arrive as arguments (see mancala_envs.core.playout);
 # numba compiles this loop once per kernel and process, a few seconds.
-@njit
-def _negamax(
-    legal_mask,
-    apply,
-    current_player,
-    scores,
-    returns,
-    observe,
-    plies,
-    heuristic,  # (state, params, player) -> float: the game's leaf evaluation (Game.search_heuristic)
-    use_heuristic,  # False: leaves are valued by the score difference
-    score_total,  # Game.search_score_total (scores only grow, and their final sum is at most this); < 0: none
-    params,
-    root,  # int32[S]: the position to search; its player to move must be >= 0
-    depth,  # plies to search (SOLVER_DEPTH: to the end)
-    alpha0,
-    beta0,
-    solver,  # True: terminal value is the score difference alone
-    key_mode,  # KEY_STATE or KEY_OBS
-    max_plies,  # the game's cap (2**62 for none)
-    max_stack,  # deepest ply followed (beyond: valued like a cap)
-    obs_size,
-    tt_key,  # uint64[T]
-    tt_value,  # float64[T]
-    tt_depth,  # int32[T]
-    tt_flag,  # int8[T]
-    tt_move,  # int16[T]
-    history,  # int64[A]: history heuristic
-    root_priority,  # float64[A]: ordering of root moves after the TT move
-    deadline,  # perf_counter() time to give up at; <= 0: none
-    stats,  # int64[NUM_STATS]
-):
-    S = root.shape[0]
-    A = history.shape[0]
-    D = max_stack + 1
-    tmask = np.uint64(tt_key.shape[0] - 1)
-    states = np.empty((D + 1, S), np.int32)
-    moves = np.empty((D, A), np.int32)
-    nmoves = np.zeros(D, np.int64)
-    idx = np.zeros(D, np.int64)
-    player = np.zeros(D, np.int64)
-    alpha = np.zeros(D, np.float64)
-    beta = np.zeros(D, np.float64)
-    oalpha = np.zeros(D, np.float64)
-    best = np.zeros(D, np.float64)
-    bestmv = np.zeros(D, np.int64)
-    dep = np.zeros(D, np.int64)
-    keys = np.zeros(D, np.uint64)
-    same = np.zeros(D, np.bool_)
-    mask = np.zeros(A, np.int8)
-    prio = np.zeros(A, np.float64)
-    sbuf = np.zeros(2, np.float64)
-    rbuf = np.zeros(2, np.float64)
-    obs0 = np.zeros(obs_size, np.float32)
-    obs1 = np.zeros(obs_size, np.float32)
+def _build_negamax(kernel, heuristic):
+    """The search loop for one kernel and leaf evaluation, with both compiled into it.
 
-    for i in range(S):
-        states[0, i] = root[i]
-    alpha[0] = alpha0
-    beta[0] = beta0
-    dep[0] = depth
-    d = 0
-    phase = 0  # 0 enter a node, 1 next move, 2 return ret to the parent
-    ret = 0.0
-    v = 0.0
-    while True:
-        if phase == 0:
-            stats[S_NODES] += 1
-            if deadline > 0.0 and (stats[S_NODES] & 1023) == 0:
-                if _now() > deadline:
-                    stats[S_ABORTED] = 1
-                    return 0.0, -1
-            st = states[d]
-            p = current_player(st, params)
-            player[d] = p
-            if key_mode == KEY_OBS:
-                observe(st, params, 0, obs0)
-                observe(st, params, 1, obs1)
-                h = _hash_obs(obs0, obs1, p)
-            else:
-                h = _hash_state(st)
-            keys[d] = h
-            slot = np.int64(h & tmask)
-            ttm = -1
-            if tt_key[slot] == h and tt_flag[slot] != 0:
-                ttm = np.int64(tt_move[slot])
-                if d > 0 and tt_depth[slot] >= dep[d]:
-                    tv = tt_value[slot]
-                    f = tt_flag[slot]
-                    if f == FLAG_EXACT or (f == FLAG_LOWER and tv >= beta[d]) or (f == FLAG_UPPER and tv <= alpha[d]):
-                        stats[S_TT_HITS] += 1
-                        ret = tv
+    Built like ``agents.mcts``'s loop (see ``mancala_envs.core.inline``): the kernel's
+    functions and the heuristic are closure variables, so numba inlines them, and the
+    arrays they are given are ``unowned`` views of arrays the caller allocates.
+    """
+    k = inline_kernel(kernel)
+    legal_mask, apply, current_player, scores = k.legal_mask, k.apply, k.current_player, k.scores
+    returns, observe, plies = k.returns, k.observe, k.plies
+    heuristic = inlined(heuristic)
+
+    @njit
+    def negamax(
+        use_heuristic,  # False: leaves are valued by the score difference
+        score_total,  # Game.search_score_total (scores only grow, and their final sum is at most this); < 0: none
+        params_owned,
+        root,  # int32[S]: the position to search; its player to move must be >= 0
+        depth,  # plies to search (SOLVER_DEPTH: to the end)
+        alpha0,
+        beta0,
+        solver,  # True: terminal value is the score difference alone
+        key_mode,  # KEY_STATE or KEY_OBS
+        max_plies,  # the game's cap (2**62 for none)
+        max_stack,  # deepest ply followed (beyond: valued like a cap)
+        tt_key,  # uint64[T]
+        tt_value,  # float64[T]
+        tt_depth,  # int32[T]
+        tt_flag,  # int8[T]
+        tt_move,  # int16[T]
+        history,  # int64[A]: history heuristic
+        root_priority,  # float64[A]: ordering of root moves after the TT move
+        deadline,  # perf_counter() time to give up at; <= 0: none
+        stats,  # int64[NUM_STATS]
+        # what the kernel is handed (see _Scratch)
+        states_owned,  # int32[max_stack + 2, S]: the position at every ply of the line
+        mask_owned,  # int8[A]
+        scores_owned,  # float64[2]
+        returns_owned,  # float64[2]
+        obs0_owned,  # float32[observation size]
+        obs1_owned,  # float32[observation size]
+    ):
+        # views without reference counts: the caller's arrays outlive this call
+        params = unowned(params_owned)
+        states = unowned(states_owned)
+        mask = unowned(mask_owned)
+        sbuf = unowned(scores_owned)
+        rbuf = unowned(returns_owned)
+        obs0 = unowned(obs0_owned)
+        obs1 = unowned(obs1_owned)
+        S = root.shape[0]
+        A = history.shape[0]
+        D = max_stack + 1
+        tmask = np.uint64(tt_key.shape[0] - 1)
+        moves = np.empty((D, A), np.int32)
+        nmoves = np.zeros(D, np.int64)
+        idx = np.zeros(D, np.int64)
+        player = np.zeros(D, np.int64)
+        alpha = np.zeros(D, np.float64)
+        beta = np.zeros(D, np.float64)
+        oalpha = np.zeros(D, np.float64)
+        best = np.zeros(D, np.float64)
+        bestmv = np.zeros(D, np.int64)
+        dep = np.zeros(D, np.int64)
+        keys = np.zeros(D, np.uint64)
+        same = np.zeros(D, np.bool_)
+        prio = np.zeros(A, np.float64)
+
+        for i in range(S):
+            states[0, i] = root[i]
+        alpha[0] = alpha0
+        beta[0] = beta0
+        dep[0] = depth
+        d = 0
+        phase = 0  # 0 enter a node, 1 next move, 2 return ret to the parent
+        ret = 0.0
+        v = 0.0
+        while True:
+            if phase == 0:
+                stats[S_NODES] += 1
+                if deadline > 0.0 and (stats[S_NODES] & 1023) == 0:
+                    if _now() > deadline:
+                        stats[S_ABORTED] = 1
+                        return 0.0, -1
+                st = states[d]
+                p = current_player(st, params)
+                player[d] = p
+                if key_mode == KEY_OBS:
+                    observe(st, params, 0, obs0)
+                    observe(st, params, 1, obs1)
+                    h = _hash_obs(obs0, obs1, p)
+                else:
+                    h = _hash_state(st)
+                keys[d] = h
+                slot = np.int64(h & tmask)
+                ttm = -1
+                if tt_key[slot] == h and tt_flag[slot] != 0:
+                    ttm = np.int64(tt_move[slot])
+                    if d > 0 and tt_depth[slot] >= dep[d]:
+                        tv = tt_value[slot]
+                        f = tt_flag[slot]
+                        if f == FLAG_EXACT or (f == FLAG_LOWER and tv >= beta[d]) or (f == FLAG_UPPER and tv <= alpha[d]):
+                            stats[S_TT_HITS] += 1
+                            ret = tv
+                            phase = 2
+                            continue
+                if solver and score_total >= 0.0 and d > 0:
+                    # Score bounds: the final difference lies within the seeds still to be won.
+                    scores(st, params, sbuf)
+                    margin = sbuf[p] - sbuf[1 - p]
+                    left = score_total - sbuf[0] - sbuf[1]
+                    if margin + left <= alpha[d]:
+                        ret = margin + left
                         phase = 2
                         continue
-            if solver and score_total >= 0.0 and d > 0:
-                # Score bounds: the final difference lies within the seeds still to be won.
-                scores(st, params, sbuf)
-                margin = sbuf[p] - sbuf[1 - p]
-                left = score_total - sbuf[0] - sbuf[1]
-                if margin + left <= alpha[d]:
-                    ret = margin + left
+                    if margin - left >= beta[d]:
+                        ret = margin - left
+                        phase = 2
+                        continue
+                oalpha[d] = alpha[d]
+                legal_mask(st, params, mask)
+                n = 0
+                if ttm >= 0 and ttm < A and mask[ttm] != 0:
+                    moves[d, 0] = ttm
+                    n = 1
+                # the rest by priority (history, or the root order), insertion sort
+                start = n
+                for a in range(A):
+                    if mask[a] != 0 and a != ttm:
+                        if d == 0:
+                            pa = root_priority[a]
+                        else:
+                            pa = np.float64(history[a])
+                        j = n
+                        while j > start and prio[j - 1] < pa:
+                            moves[d, j] = moves[d, j - 1]
+                            prio[j] = prio[j - 1]
+                            j -= 1
+                        moves[d, j] = a
+                        prio[j] = pa
+                        n += 1
+                nmoves[d] = n
+                idx[d] = 0
+                best[d] = NEG_INF
+                bestmv[d] = moves[d, 0]
+                phase = 1
+            if phase == 1:
+                if idx[d] >= nmoves[d]:
+                    # all moves searched: store and return
+                    slot = np.int64(keys[d] & tmask)
+                    tt_key[slot] = keys[d]
+                    tt_value[slot] = best[d]
+                    tt_depth[slot] = dep[d]
+                    tt_move[slot] = bestmv[d]
+                    tt_flag[slot] = FLAG_UPPER if best[d] <= oalpha[d] else FLAG_EXACT
+                    ret = best[d]
                     phase = 2
                     continue
-                if margin - left >= beta[d]:
-                    ret = margin - left
-                    phase = 2
-                    continue
-            oalpha[d] = alpha[d]
-            legal_mask(st, params, mask)
-            n = 0
-            if ttm >= 0 and ttm < A and mask[ttm] != 0:
-                moves[d, 0] = ttm
-                n = 1
-            # the rest by priority (history, or the root order), insertion sort
-            start = n
-            for a in range(A):
-                if mask[a] != 0 and a != ttm:
-                    if d == 0:
-                        pa = root_priority[a]
+                a = moves[d, idx[d]]
+                child = states[d + 1]
+                for i in range(S):
+                    child[i] = states[d, i]
+                apply(child, params, a)
+                me = player[d]
+                cp = current_player(child, params)
+                if cp < 0 or dep[d] <= 1 or d + 1 >= max_stack or plies(child, params) >= max_plies:
+                    if cp >= 0 and use_heuristic and dep[d] <= 1:
+                        v = heuristic(child, params, me)
                     else:
-                        pa = np.float64(history[a])
-                    j = n
-                    while j > start and prio[j - 1] < pa:
-                        moves[d, j] = moves[d, j - 1]
-                        prio[j] = prio[j - 1]
-                        j -= 1
-                    moves[d, j] = a
-                    prio[j] = pa
-                    n += 1
-            nmoves[d] = n
-            idx[d] = 0
-            best[d] = NEG_INF
-            bestmv[d] = moves[d, 0]
-            phase = 1
-        if phase == 1:
-            if idx[d] >= nmoves[d]:
-                # all moves searched: store and return
+                        scores(child, params, sbuf)
+                        v = sbuf[me] - sbuf[1 - me]
+                    if cp < 0:
+                        if not solver:
+                            returns(child, params, rbuf)
+                            v += WIN_BONUS * rbuf[me]
+                    elif dep[d] > 1:
+                        stats[S_CAP_HITS] += 1
+                    stats[S_NODES] += 1
+                else:
+                    same[d] = cp == me
+                    if same[d]:
+                        alpha[d + 1] = alpha[d]
+                        beta[d + 1] = beta[d]
+                    else:
+                        alpha[d + 1] = -beta[d]
+                        beta[d + 1] = -alpha[d]
+                    # to the end: every stored value is exact whatever the ply it was found at
+                    dep[d + 1] = dep[d] if depth == SOLVER_DEPTH else dep[d] - 1
+                    d += 1
+                    phase = 0
+                    continue
+            if phase == 2:
+                if d == 0:
+                    return ret, bestmv[0]
+                d -= 1
+                v = ret if same[d] else -ret
+            # a child of node d has value v (from d's mover's point of view)
+            a = moves[d, idx[d]]
+            if v > best[d]:
+                best[d] = v
+                bestmv[d] = a
+            if v > alpha[d]:
+                alpha[d] = v
+            if alpha[d] >= beta[d]:
+                history[a] += dep[d] * dep[d]
                 slot = np.int64(keys[d] & tmask)
                 tt_key[slot] = keys[d]
                 tt_value[slot] = best[d]
                 tt_depth[slot] = dep[d]
                 tt_move[slot] = bestmv[d]
-                tt_flag[slot] = FLAG_UPPER if best[d] <= oalpha[d] else FLAG_EXACT
+                tt_flag[slot] = FLAG_LOWER
                 ret = best[d]
                 phase = 2
                 continue
-            a = moves[d, idx[d]]
-            child = states[d + 1]
-            for i in range(S):
-                child[i] = states[d, i]
-            apply(child, params, a)
-            me = player[d]
-            cp = current_player(child, params)
-            if cp < 0 or dep[d] <= 1 or d + 1 >= max_stack or plies(child, params) >= max_plies:
-                if cp >= 0 and use_heuristic and dep[d] <= 1:
-                    v = heuristic(child, params, me)
-                else:
-                    scores(child, params, sbuf)
-                    v = sbuf[me] - sbuf[1 - me]
-                if cp < 0:
-                    if not solver:
-                        returns(child, params, rbuf)
-                        v += WIN_BONUS * rbuf[me]
-                elif dep[d] > 1:
-                    stats[S_CAP_HITS] += 1
-                stats[S_NODES] += 1
-            else:
-                same[d] = cp == me
-                if same[d]:
-                    alpha[d + 1] = alpha[d]
-                    beta[d + 1] = beta[d]
-                else:
-                    alpha[d + 1] = -beta[d]
-                    beta[d + 1] = -alpha[d]
-                # to the end: every stored value is exact whatever the ply it was found at
-                dep[d + 1] = dep[d] if depth == SOLVER_DEPTH else dep[d] - 1
-                d += 1
-                phase = 0
-                continue
-        if phase == 2:
-            if d == 0:
-                return ret, bestmv[0]
-            d -= 1
-            v = ret if same[d] else -ret
-        # a child of node d has value v (from d's mover's point of view)
-        a = moves[d, idx[d]]
-        if v > best[d]:
-            best[d] = v
-            bestmv[d] = a
-        if v > alpha[d]:
-            alpha[d] = v
-        if alpha[d] >= beta[d]:
-            history[a] += dep[d] * dep[d]
-            slot = np.int64(keys[d] & tmask)
-            tt_key[slot] = keys[d]
-            tt_value[slot] = best[d]
-            tt_depth[slot] = dep[d]
-            tt_move[slot] = bestmv[d]
-            tt_flag[slot] = FLAG_LOWER
-            ret = best[d]
-            phase = 2
-            continue
-        idx[d] += 1
-        phase = 1
+            idx[d] += 1
+            phase = 1
+
+    return negamax
+
+
+_LOOPS: dict = {}
+
+
+def _negamax_for(kernel, heuristic):
+    key = (kernel, heuristic)
+    loop = _LOOPS.get(key)
+    if loop is None:
+        loop = _LOOPS[key] = _build_negamax(kernel, heuristic)
+    return loop
+
+
+class _Scratch:
+    """The arrays the search hands the kernel (see ``_build_negamax``)."""
+
+    def __init__(self, game: Game, max_stack: int):
+        self.states = np.empty((max_stack + 2, game.state_size), np.int32)
+        self.mask = np.zeros(game.num_actions, np.int8)
+        self.scores = np.zeros(2, np.float64)
+        self.returns = np.zeros(2, np.float64)
+        self.obs0 = np.zeros(game.observation_size, np.float32)
+        self.obs1 = np.zeros(game.observation_size, np.float32)
 
 
 class TranspositionTable:
@@ -415,15 +453,14 @@ def _max_plies(game: Game) -> int:
 def _call(game: Game, root: np.ndarray, depth: int, alpha: float, beta: float, solver: bool, key_mode: int,
           tt: TranspositionTable, history: np.ndarray, root_priority: np.ndarray, deadline: float,
           stats: np.ndarray, max_stack: int, score_total: int | None = None):
-    k = game.kernel
     heuristic = game.search_heuristic
-    return _negamax(
-        k.legal_mask, k.apply, k.current_player, k.scores, k.returns, k.observe, k.plies,
-        heuristic if heuristic is not None else _no_heuristic, heuristic is not None,
-        -1.0 if score_total is None else float(score_total),
+    scratch = _Scratch(game, int(max_stack))
+    return _negamax_for(game.kernel, heuristic if heuristic is not None else _no_heuristic)(
+        heuristic is not None, -1.0 if score_total is None else float(score_total),
         game.params, root, int(depth), float(alpha), float(beta), bool(solver), int(key_mode),
-        _max_plies(game), int(max_stack), int(game.observation_size),
+        _max_plies(game), int(max_stack),
         tt.key, tt.value, tt.depth, tt.flag, tt.move, history, root_priority, float(deadline), stats,
+        scratch.states, scratch.mask, scratch.scores, scratch.returns, scratch.obs0, scratch.obs1,
     )
 
 

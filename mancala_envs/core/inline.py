@@ -34,19 +34,26 @@ from numba.extending import intrinsic
 
 from .game import Kernel
 
-__all__ = ["inline_kernel", "unowned"]
+__all__ = ["inline_kernel", "inlined", "unowned"]
 
-_INLINED: dict[int, tuple[Kernel, Kernel]] = {}
+_INLINED: dict[Kernel, Kernel] = {}
+_INLINED_FUNCTIONS: dict = {}
+
+
+def inlined(function):
+    """One jitted function recompiled as ``inline="always"`` (memoised per function)."""
+    hit = _INLINED_FUNCTIONS.get(function)
+    if hit is None:
+        hit = _INLINED_FUNCTIONS[function] = njit(inline="always")(getattr(function, "py_func", function))
+    return hit
 
 
 def inline_kernel(kernel: Kernel) -> Kernel:
     """``kernel`` with every function recompiled as ``inline="always"`` (memoised per kernel)."""
-    hit = _INLINED.get(id(kernel))
-    if hit is not None and hit[0] is kernel:
-        return hit[1]
-    inlined = Kernel(*(njit(inline="always")(getattr(f, "py_func", f)) for f in kernel))
-    _INLINED[id(kernel)] = (kernel, inlined)  # the kernel is kept, so its id stays unique
-    return inlined
+    result = _INLINED.get(kernel)
+    if result is None:
+        result = _INLINED[kernel] = Kernel(*(inlined(f) for f in kernel))
+    return result
 
 
 @intrinsic
