@@ -191,11 +191,7 @@ def _build_negamax(kernel, heuristic):
         key_mode,  # KEY_STATE or KEY_OBS
         max_plies,  # the game's cap (2**62 for none)
         max_stack,  # deepest ply followed (beyond: valued like a cap)
-        tt_key,  # uint64[T]
-        tt_value,  # float64[T]
-        tt_depth,  # int32[T]
-        tt_flag,  # int8[T]
-        tt_move,  # int16[T]
+        tt,  # TT_ENTRY[T]: the transposition table (TranspositionTable.entries)
         history,  # int64[A]: history heuristic
         root_priority,  # float64[A]: ordering of root moves after the TT move
         deadline,  # perf_counter() time to give up at; <= 0: none
@@ -219,7 +215,7 @@ def _build_negamax(kernel, heuristic):
         S = root.shape[0]
         A = history.shape[0]
         D = max_stack + 1
-        tmask = np.uint64(tt_key.shape[0] - 1)
+        tmask = np.uint64(tt.shape[0] - 1)
         moves = np.empty((D, A), np.int32)
         nmoves = np.zeros(D, np.int64)
         idx = np.zeros(D, np.int64)
@@ -262,11 +258,12 @@ def _build_negamax(kernel, heuristic):
                 keys[d] = h
                 slot = np.int64(h & tmask)
                 ttm = -1
-                if tt_key[slot] == h and tt_flag[slot] != 0:
-                    ttm = np.int64(tt_move[slot])
-                    if d > 0 and tt_depth[slot] >= dep[d]:
-                        tv = tt_value[slot]
-                        f = tt_flag[slot]
+                entry = tt[slot]
+                if entry.key == h and entry.flag != 0:
+                    ttm = np.int64(entry.move)
+                    if d > 0 and entry.depth >= dep[d]:
+                        tv = entry.value
+                        f = entry.flag
                         if f == FLAG_EXACT or (f == FLAG_LOWER and tv >= beta[d]) or (f == FLAG_UPPER and tv <= alpha[d]):
                             stats[S_TT_HITS] += 1
                             ret = tv
@@ -316,11 +313,8 @@ def _build_negamax(kernel, heuristic):
                 if idx[d] >= nmoves[d]:
                     # all moves searched: store and return
                     slot = np.int64(keys[d] & tmask)
-                    tt_key[slot] = keys[d]
-                    tt_value[slot] = best[d]
-                    tt_depth[slot] = dep[d]
-                    tt_move[slot] = bestmv[d]
-                    tt_flag[slot] = FLAG_UPPER if best[d] <= oalpha[d] else FLAG_EXACT
+                    _tt_store(tt[slot], keys[d], best[d], dep[d], bestmv[d],
+                              FLAG_UPPER if best[d] <= oalpha[d] else FLAG_EXACT)
                     ret = best[d]
                     phase = 2
                     continue
@@ -372,11 +366,7 @@ def _build_negamax(kernel, heuristic):
             if alpha[d] >= beta[d]:
                 history[a] += dep[d] * dep[d]
                 slot = np.int64(keys[d] & tmask)
-                tt_key[slot] = keys[d]
-                tt_value[slot] = best[d]
-                tt_depth[slot] = dep[d]
-                tt_move[slot] = bestmv[d]
-                tt_flag[slot] = FLAG_LOWER
+                _tt_store(tt[slot], keys[d], best[d], dep[d], bestmv[d], FLAG_LOWER)
                 ret = best[d]
                 phase = 2
                 continue
@@ -409,23 +399,42 @@ class _Scratch:
         self.obs1 = np.zeros(game.observation_size, np.float32)
 
 
+# One record per entry, so that a probe touches one cache line, not one per field: with the
+# fields in five arrays the solver's 2**24-entry table cost a cache miss per field.
+TT_ENTRY = np.dtype(
+    [("key", np.uint64), ("value", np.float64), ("depth", np.int32), ("move", np.int16), ("flag", np.int8)],
+    align=True,
+)
+
+
+@njit(cache=True, inline="always")
+def _tt_store(entry, key, value, depth, move, flag):
+    entry.key = key
+    entry.value = value
+    entry.depth = depth
+    entry.move = move
+    entry.flag = flag
+
+
 class TranspositionTable:
-    """The TT arrays (``2**bits`` entries, about 23 bytes each)."""
+    """The TT: ``2**bits`` entries of ``TT_ENTRY`` (24 bytes each)."""
 
     def __init__(self, bits: int = 20):
         if not 4 <= bits <= 30:
             raise ValueError(f"tt_bits must be from 4 to 30, got {bits}")
-        size = 1 << bits
         self.bits = bits
-        self.key = np.zeros(size, np.uint64)  # (T,) 64-bit position hash
-        self.value = np.zeros(size, np.float64)  # (T,) searched value, mover's view
-        self.depth = np.zeros(size, np.int32)  # (T,) depth the value was searched to
-        self.flag = np.zeros(size, np.int8)  # (T,) 0 empty, 1 exact, 2 lower bound, 3 upper bound
-        self.move = np.zeros(size, np.int16)  # (T,) best move found
+        # key: 64-bit position hash; value: searched value, mover's view; depth: depth the
+        # value was searched to; move: best move found; flag: 0 empty, 1 exact, 2 lower
+        # bound, 3 upper bound
+        self.entries = np.zeros(1 << bits, TT_ENTRY)
+
+    @property
+    def key(self) -> np.ndarray:
+        return self.entries["key"]
 
     def clear(self) -> None:
-        self.flag[:] = 0
-        self.key[:] = 0
+        self.entries["flag"] = 0
+        self.entries["key"] = 0
 
 
 @dataclass
@@ -459,7 +468,7 @@ def _call(game: Game, root: np.ndarray, depth: int, alpha: float, beta: float, s
         heuristic is not None, -1.0 if score_total is None else float(score_total),
         game.params, root, int(depth), float(alpha), float(beta), bool(solver), int(key_mode),
         _max_plies(game), int(max_stack),
-        tt.key, tt.value, tt.depth, tt.flag, tt.move, history, root_priority, float(deadline), stats,
+        tt.entries, history, root_priority, float(deadline), stats,
         scratch.states, scratch.mask, scratch.scores, scratch.returns, scratch.obs0, scratch.obs1,
     )
 
