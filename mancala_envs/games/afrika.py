@@ -216,7 +216,7 @@ NO_CAPTURE = 2**31 - 1
 
 
 # -- kernel -------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _capture_min(state, n, player):
     """The smallest count the player could capture (0 when no capture is open)."""
     base = player * n
@@ -230,7 +230,7 @@ def _capture_min(state, n, player):
     return 0 if best == NO_CAPTURE else best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def settle(state, params):
     """After a move (or on loading): decide whether the game is over; else the capture duty."""
     n = params[P_HOLES]
