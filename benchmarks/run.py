@@ -735,7 +735,7 @@ def _errors(report: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="short run (about a minute)")
+    parser.add_argument("--quick", action="store_true", help="short run (about 2 minutes; the full run takes about 8)")
     parser.add_argument("--smoke", action="store_true", help="tiny budgets: checks that every figure runs (tests)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON output (default {DEFAULT_OUT.relative_to(ROOT)})")
     args = parser.parse_args(argv)
