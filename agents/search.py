@@ -96,6 +96,7 @@ Two things make it fast:
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -166,6 +167,7 @@ def _hash_obs(obs0, obs1, player):
 
 # Not cache=True: the kernel functions arrive as arguments (see mancala_envs.core.playout);
 # numba compiles this loop once per kernel and process, a few seconds.
+@functools.cache
 def _build_negamax(kernel, heuristic):
     """The search loop for one kernel and leaf evaluation, with both compiled into it.
 
@@ -376,17 +378,6 @@ def _build_negamax(kernel, heuristic):
     return negamax
 
 
-_LOOPS: dict = {}
-
-
-def _negamax_for(kernel, heuristic):
-    key = (kernel, heuristic)
-    loop = _LOOPS.get(key)
-    if loop is None:
-        loop = _LOOPS[key] = _build_negamax(kernel, heuristic)
-    return loop
-
-
 class _Scratch:
     """The arrays the search hands the kernel (see ``_build_negamax``)."""
 
@@ -464,7 +455,7 @@ def _call(game: Game, root: np.ndarray, depth: int, alpha: float, beta: float, s
           stats: np.ndarray, max_stack: int, score_total: int | None = None):
     heuristic = game.search_heuristic
     scratch = _Scratch(game, int(max_stack))
-    return _negamax_for(game.kernel, heuristic if heuristic is not None else _no_heuristic)(
+    return _build_negamax(game.kernel, heuristic if heuristic is not None else _no_heuristic)(
         heuristic is not None, -1.0 if score_total is None else float(score_total),
         game.params, root, int(depth), float(alpha), float(beta), bool(solver), int(key_mode),
         _max_plies(game), int(max_stack),

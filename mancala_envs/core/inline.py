@@ -28,6 +28,8 @@ functions (``py_func``), so there is still one definition of every rule.
 
 from __future__ import annotations
 
+import functools
+
 from numba import njit
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -36,24 +38,17 @@ from .game import Kernel
 
 __all__ = ["inline_kernel", "inlined", "unowned"]
 
-_INLINED: dict[Kernel, Kernel] = {}
-_INLINED_FUNCTIONS: dict = {}
 
-
+@functools.cache
 def inlined(function):
     """One jitted function recompiled as ``inline="always"`` (memoised per function)."""
-    hit = _INLINED_FUNCTIONS.get(function)
-    if hit is None:
-        hit = _INLINED_FUNCTIONS[function] = njit(inline="always")(getattr(function, "py_func", function))
-    return hit
+    return njit(inline="always")(getattr(function, "py_func", function))
 
 
+@functools.cache
 def inline_kernel(kernel: Kernel) -> Kernel:
     """``kernel`` with every function recompiled as ``inline="always"`` (memoised per kernel)."""
-    result = _INLINED.get(kernel)
-    if result is None:
-        result = _INLINED[kernel] = Kernel(*(inlined(f) for f in kernel))
-    return result
+    return Kernel(*(inlined(f) for f in kernel))
 
 
 @intrinsic
