@@ -3,13 +3,14 @@
 Random and greedy baselines (``simple``), alpha-beta and the exact solver (``search``), MCTS
 (``mcts``), a human at the terminal (``human``; ``play`` seats a person against any agent, the
 ``mancala play`` command); agents from specs (``specs``); matches
-(``arena``), round-robin tournaments (``tournament``) and Elo ratings (``ratings``);
+(``arena``; one deal from both seats: ``matchplay``), round-robin tournaments (``tournament``) and Elo ratings (``ratings``);
 accuracy against perfect play (``analysis``).
 """
 
 from .arena import MatchResult, play_game, play_match
 from .base import Agent
 from .human import HumanAgent
+from .matchplay import play_deal_match
 from .mcts import MCTSAgent, mcts_search
 from .search import AlphaBetaAgent, SolveResult, SolverAgent, search, solve
 from .simple import GreedyAgent, RandomAgent
@@ -29,6 +30,7 @@ __all__ = [
     "SolverAgent",
     "make_agent",
     "mcts_search",
+    "play_deal_match",
     "play_game",
     "play_match",
     "search",

@@ -5,7 +5,7 @@
 * Game ``g`` seats agent A as ``player_0`` when ``g`` is even and as ``player_1`` when odd.
 * Games ``2k`` and ``2k+1`` start from the same seed (``start_seeds``): in a dealt game
   (a card mancala) each deal is played twice, once from each seat, which removes the luck
-  of the deal, as ``mancala_envs.matchplay.play_deal_match`` does for a single deal. In
+  of the deal, as ``mancala_envs.agents.matchplay.play_deal_match`` does for a single deal. In
   games without a random start it changes nothing.
 * Each agent is ``reset`` with its own seed before every game (derived from ``seed`` and
   the game number), so a match is repeatable and a game's moves do not depend on which
@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 
 from mancala_envs.core.game import Game
-from mancala_envs.matchplay import play_game as play_out
+from .matchplay import play_game as play_out
 from mancala_envs.registry import make_game
 
 from .base import Agent

@@ -3,6 +3,9 @@
     mancala play ID [key=value ...] [--opponent SPEC] [--seat 0|1|random] [--seed N]
                  [--hint SPEC] [--save FILE] [--window] [--delay SECONDS]
 
+(the command line is ``mancala_envs.cli.play``; this module is the game session and the
+terminal loop, which any front end can drive)
+
 * ``--opponent``: an agent spec (``agents.specs``; default ``alphabeta:depth=4``).
 * ``--seat``: the player you are (default 0, who moves first; ``random`` draws it from the
   seed). In a window a two-row board is turned so that your row is nearest.
@@ -26,13 +29,8 @@ board, next to Hint (H), Undo (U), Save (S) and Quit (Q or Esc).
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
-from pathlib import Path
 from typing import TextIO
-
-import numpy as np
 
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.game import Game, State
@@ -40,7 +38,6 @@ from mancala_envs.records import GameRecord, save_json
 
 from .base import Agent
 from .human import HumanAgent
-from .specs import make_agent
 
 DEFAULT_OPPONENT = "alphabeta:depth=4"
 DEFAULT_HINT = "alphabeta:time=1"
@@ -169,31 +166,6 @@ class PlaySession:
         return f"saved {len(self.actions)} plies to {path} (replay: mancala replay {path})"
 
 
-def build_session(args: argparse.Namespace) -> PlaySession:
-    """A ``PlaySession`` from the ``mancala play`` arguments (bad input raises ``MancalaError``)."""
-    from mancala_envs.cli import _game_from_args
-
-    _, game = _game_from_args(args.env_id, list(getattr(args, "options", None) or []))
-    seed = args.seed
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy % 2**31)
-    elif seed < 0:
-        raise MancalaError(f"--seed must be a non-negative integer, got {seed}")
-    if args.seat == "random":
-        seat = int(np.random.default_rng(seed).integers(2))
-    elif args.seat in ("0", "1"):
-        seat = int(args.seat)
-    else:
-        raise MancalaError(f"--seat must be 0, 1 or random, got {args.seat!r}")
-    for spec in (args.opponent, args.hint):
-        if spec.strip().partition(":")[0] == "human":
-            raise MancalaError("mancala play seats you against an agent; 'human' cannot be the opponent or the hint")
-    opponent = make_agent(args.opponent, seed=seed + 1)
-    hint_agent = make_agent(args.hint, seed=seed + 2)
-    opponent.reset(seed=seed + 1)
-    return PlaySession(game, seat, opponent, hint_agent, seed, opponent_name=args.opponent)
-
-
 def play_in_terminal(session: PlaySession, stdin: TextIO | None = None, stdout: TextIO | None = None,
                      save_path: str | None = None) -> int:
     """The terminal game: the board, legal moves, and the commands of the module docstring."""
@@ -261,37 +233,3 @@ def play_in_terminal(session: PlaySession, stdin: TextIO | None = None, stdout: 
     if save_path:
         say(session.save(save_path))
     return status
-
-
-def cmd_play(args: argparse.Namespace) -> int:
-    session = build_session(args)
-    if args.delay < 0:
-        raise MancalaError(f"--delay must be >= 0 seconds, got {args.delay}")
-    if args.window:
-        from mancala_envs.render.window import play_in_window
-
-        return play_in_window(session, save_path=args.save, default_save=default_save_path(session.game),
-                              delay=args.delay)
-    return play_in_terminal(session, save_path=args.save)
-
-
-def add_play_parser(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("play", help="play a game against an agent, in the terminal or a window")
-    p.add_argument("env_id", metavar="ID", help="an env id; game options follow as key=value")
-    p.add_argument("--opponent", default=DEFAULT_OPPONENT, metavar="SPEC",
-                   help=f"the agent you play against (default {DEFAULT_OPPONENT})")
-    p.add_argument("--seat", default="0", help="your seat: 0 (moves first, default), 1 or random")
-    p.add_argument("--seed", type=int, default=None, help="the game's seed (the deal) and the agents' (default: drawn)")
-    p.add_argument("--hint", default=DEFAULT_HINT, metavar="SPEC",
-                   help=f"the agent that answers 'hint' (default {DEFAULT_HINT})")
-    p.add_argument("--save", default=None, metavar="FILE", help="write the game's JSON record here at the end")
-    p.add_argument("--window", action="store_true", help="play in a pygame window by clicking")
-    p.add_argument("--delay", type=float, default=0.6,
-                   help="window: seconds before the opponent replies, so you see each move (default 0.6)")
-    p.set_defaults(func=cmd_play)
-    return p
-
-
-def default_save_path(game: Game) -> str:
-    """``mancala-ID-YYYYmmdd-HHMMSS.json`` in the working folder (the window's Save without --save)."""
-    return str(Path.cwd() / f"mancala-{game.env_id}-{time.strftime('%Y%m%d-%H%M%S')}.json")

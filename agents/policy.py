@@ -18,6 +18,7 @@ from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.game import State
 
 from .base import Agent
+from .frozen_policy import PolicyOpponent
 
 
 class PolicyLoadError(MancalaError):
@@ -60,8 +61,6 @@ class PolicyAgent(Agent):
 
     def __init__(self, model: Any, seed: int | None = None, deterministic: bool = True, name: str | None = None):
         super().__init__(seed)
-        from training.selfplay import PolicyOpponent
-
         if isinstance(model, (str, Path)):
             name = name or f"policy:{model}"
             model = load_model(model)

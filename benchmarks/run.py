@@ -282,7 +282,8 @@ def bench_ppo_selfplay(num_envs: int, timesteps: int) -> dict[str, Any]:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:
         return _not_installed("torch / sb3-contrib (the train extra)", exc)
-    from training.selfplay import PolicyOpponent, SelfPlayVecEnv
+    from mancala_envs.agents.frozen_policy import PolicyOpponent
+    from mancala_envs.training.selfplay import SelfPlayVecEnv
 
     torch.set_num_threads(1)
     settings = dict(n_steps=128, batch_size=256, n_epochs=4, seed=0, verbose=0,

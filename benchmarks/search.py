@@ -38,8 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import mancala_envs  # noqa: E402
-from agents.mcts import mcts_search  # noqa: E402
-from agents.search import TranspositionTable, search  # noqa: E402
+from mancala_envs.agents.mcts import mcts_search  # noqa: E402
+from mancala_envs.agents.search import TranspositionTable, search  # noqa: E402
 from mancala_envs.core.files import write_text_atomic  # noqa: E402
 
 

@@ -26,10 +26,12 @@ from .core.errors import (
 from .core.game import Game, Kernel, State
 from .env import MancalaAEC
 from .gym import MancalaGymEnv
-from .matchplay import play_deal_match
-from .registry import get_entry, list_envs, make, make_game, raw_env
+from .frameworks import register_all as _register_all
+from .registry import get_entry, list_envs, make, make_game, make_game_from_args, parse_options, raw_env
 
 __version__ = "0.1.0"
+
+_register_all()
 
 __all__ = [
     "Game",
@@ -47,6 +49,7 @@ __all__ = [
     "list_envs",
     "make",
     "make_game",
-    "play_deal_match",
+    "make_game_from_args",
+    "parse_options",
     "raw_env",
 ]

@@ -2,8 +2,9 @@
 
 ``MancalaGymEnv("kalah-v0", opponent=None, learner_seat="alternate", **options)``
 
-* ``opponent``: any object with ``act(state) -> action`` (an agent of ``agents``, or your
-  own); ``reset(seed=...)`` is called on it when it has one. Default: a seeded random agent.
+* ``opponent``: any object with ``act(state) -> action`` (an agent of ``mancala_envs.agents``, or
+  your own); ``reset(seed=...)`` is called on it when it has one. Default:
+  ``UniformRandomOpponent``, a seeded uniformly random player.
   It receives a clone of the position, never the live one.
 * ``learner_seat``: 0 or 1 for a fixed seat, ``"alternate"`` (0 then 1 then 0 ...; a seeded
   reset starts again at 0, so the same seed gives the same episode), or ``"random"`` (drawn
@@ -34,9 +35,31 @@ from gymnasium import spaces
 
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, State
+from .registry import make_game
 from .render import PICTURE_MODES, RENDER_FPS
 
 _RESET_ATTEMPTS = 100
+
+
+class UniformRandomOpponent:
+    """The default opponent: a uniformly random legal move, from its own seeded generator.
+
+    It plays exactly as ``mancala_envs.agents.RandomAgent`` (same generator, same draws), but
+    lives here so that the env layer needs nothing from the agents layer.
+    """
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, state: State) -> int:
+        legal = state.legal_actions()
+        return int(legal[self.rng.integers(len(legal))])
 
 
 class MancalaGymEnv(gymnasium.Env):
@@ -53,8 +76,6 @@ class MancalaGymEnv(gymnasium.Env):
         render_mode: str | None = None,
         **options: Any,
     ):
-        from .registry import make_game
-
         if isinstance(game, Game):
             if options:
                 raise InvalidOptionError("options can only be given with an env id, not with a Game object")
@@ -75,9 +96,7 @@ class MancalaGymEnv(gymnasium.Env):
 
             self._painter = Painter(self.game, render_mode)
         if opponent is None:
-            from agents import RandomAgent
-
-            opponent = RandomAgent()
+            opponent = UniformRandomOpponent()
         if not callable(getattr(opponent, "act", None)):
             raise InvalidOptionError(f"opponent must have an act(state) -> action method, got {opponent!r}")
         self.opponent = opponent

@@ -1,19 +1,21 @@
 """The one registry of env ids: every game and variant, with its preset options.
 
 ``register_game`` adds an id; ``make_game`` builds the rules object; ``make`` builds the
-wrapped PettingZoo AEC env. Importing ``mancala_envs`` registers every id here and under
-the ``mancala/`` namespace of PettingZoo's and Gymnasium's registries.
+wrapped PettingZoo AEC env; ``parse_options`` reads ``ID key=value ...`` words. Importing
+``mancala_envs`` registers every id here and (``mancala_envs.frameworks``) under the
+``mancala/`` namespace of PettingZoo's and Gymnasium's registries.
 """
 
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from .core.errors import InvalidOptionError, UnknownEnvError
 from .core.game import Game
-from .core.options import Option
+from .core.options import Option, parse_key_values
+from .env import MancalaAEC, wrap_env
 
 # Options of the env wrapper itself, accepted by make() next to the game's options.
 ENV_OPTIONS = (
@@ -55,7 +57,6 @@ def register_game(env_id: str, game_class: type[Game], description: str, **prese
         raise ValueError(f"env id {env_id!r} is already registered")
     game_class(env_id, preset)  # fail at import time if a preset is invalid
     _REGISTRY[env_id] = EnvEntry(env_id, game_class, description, dict(preset))
-    _register_with_frameworks(env_id)
 
 
 def list_envs() -> list[str]:
@@ -85,6 +86,24 @@ def make_game(env_id: str, **options: Any) -> Game:
     return entry.game_class(env_id, entry.preset, **options)
 
 
+def parse_options(env_id: str, pairs: Sequence[str]) -> dict[str, Any]:
+    """Typed game options of ``env_id`` from ``key=value`` strings (``["pits=4", "seeds=3"]``).
+
+    The words of a command line such as ``mancala show kalah-v0 pits=4``. Env options
+    (``illegal_action``) are accepted and left out, since they do not change the game; an
+    unknown key or a bad value raises ``InvalidOptionError`` with the valid options.
+    """
+    entry = get_entry(env_id)
+    options = parse_key_values(entry.game_options() + ENV_OPTIONS, pairs, env_id)
+    env_only = {o.name for o in ENV_OPTIONS}
+    return {k: v for k, v in options.items() if k not in env_only}
+
+
+def make_game_from_args(env_id: str, pairs: Sequence[str]) -> Game:
+    """The rules object of ``ID key=value ...``: ``make_game(env_id, **parse_options(env_id, pairs))``."""
+    return make_game(env_id, **parse_options(env_id, pairs))
+
+
 def split_env_options(env_id: str, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Separate env-wrapper options from game options; check the env ones."""
     env_opts = {}
@@ -97,8 +116,6 @@ def split_env_options(env_id: str, options: dict[str, Any]) -> tuple[dict[str, A
 
 def make(env_id: str, render_mode: str | None = None, **options: Any):
     """The PettingZoo AEC env of ``env_id``, with PettingZoo's usual wrappers."""
-    from .env import wrap_env
-
     env_opts, game_opts = split_env_options(env_id, options)
     game = make_game(env_id, **game_opts)
     return wrap_env(game, render_mode=render_mode, **env_opts)
@@ -106,39 +123,7 @@ def make(env_id: str, render_mode: str | None = None, **options: Any):
 
 def raw_env(env_id: str, render_mode: str | None = None, **options: Any):
     """The unwrapped ``MancalaAEC`` of ``env_id`` (no order enforcing)."""
-    from .env import MancalaAEC
-
     env_opts, game_opts = split_env_options(env_id, options)
     if env_opts["illegal_action"] != "raise":
         raise InvalidOptionError(f"{env_id}: illegal_action={env_opts['illegal_action']!r} needs make(), not raw_env()")
     return MancalaAEC(make_game(env_id, **game_opts), render_mode=render_mode)
-
-
-class _Factory:
-    """A picklable entry point for the framework registries."""
-
-    def __init__(self, env_id: str, kind: str):
-        self.env_id = env_id
-        self.kind = kind
-
-    def __call__(self, **kwargs: Any):
-        if self.kind == "aec":
-            return make(self.env_id, **kwargs)
-        from .gym import MancalaGymEnv
-
-        return MancalaGymEnv(self.env_id, **kwargs)
-
-    def __repr__(self) -> str:
-        return f"mancala_envs.{'make' if self.kind == 'aec' else 'MancalaGymEnv'}({self.env_id!r})"
-
-
-def _register_with_frameworks(env_id: str) -> None:
-    import gymnasium
-    import pettingzoo
-
-    namespaced = f"mancala/{env_id}"
-    if namespaced not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", namespaced, entry_point=_Factory(env_id, "aec"))
-    if namespaced not in gymnasium.registry:
-        # The single-agent env enforces the game's own ply cap, so no TimeLimit is added.
-        gymnasium.register(id=namespaced, entry_point=_Factory(env_id, "gym"))

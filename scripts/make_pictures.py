@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import mancala_envs
-from agents import make_agent
+from mancala_envs.agents import make_agent
 from mancala_envs.render import describe_move, render_frame, save_png
 
 # id -> (game seed, plies played before the picture)

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 import mancala_envs
-from agents import AGENT_FACTORIES, AgentSpecError, HumanAgent, RandomAgent, make_agent, play_match
-from agents.arena import start_seeds
-from agents.cli_commands import add_solve_parser, add_tournament_parser
-from agents.ratings import PairResult, bootstrap, bradley_terry, wilson_interval
-from agents.tournament import round_robin
+from mancala_envs.agents import AGENT_FACTORIES, AgentSpecError, HumanAgent, RandomAgent, make_agent, play_match
+from mancala_envs.agents.arena import start_seeds
+from mancala_envs.cli import solve as solve_command
+from mancala_envs.cli import tournament as tournament_command
+from mancala_envs.agents.ratings import PairResult, bootstrap, bradley_terry, wilson_interval
+from mancala_envs.agents.tournament import round_robin
 from mancala_envs.core.errors import MancalaError
 
 
@@ -129,20 +130,20 @@ def _run(add_parser, argv):
 
 
 def test_solve_command_json(capsys):
-    assert _run(add_solve_parser, ["solve", "kalah-irving2000-v0", "pits=3", "seeds=3", "--json"]) == 0
+    assert _run(solve_command.add_parser, ["solve", "kalah-irving2000-v0", "pits=3", "seeds=3", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["value"] == 2 and out["exact"] is True
     assert {"value", "best_action", "nodes", "seconds"} <= set(out)
-    assert _run(add_solve_parser, ["solve", "kalah-v0", "pits=2", "seeds=2"]) == 0
+    assert _run(solve_command.add_parser, ["solve", "kalah-v0", "pits=2", "seeds=2"]) == 0
     assert "value (player_0 - player_1 under perfect play)" in capsys.readouterr().out
     with pytest.raises(MancalaError, match="unknown option 'pots'"):
-        _run(add_solve_parser, ["solve", "kalah-v0", "pots=3"])
+        _run(solve_command.add_parser, ["solve", "kalah-v0", "pots=3"])
 
 
 def test_tournament_command_writes_table_and_files(tmp_path, capsys):
     argv = ["tournament", "kalah-v0", "--agents", "random", "greedy", "alphabeta:depth=2", "pits=3",
             "--games", "6", "--out", str(tmp_path), "--bootstrap", "20", "--workers", "1"]
-    assert _run(add_tournament_parser, argv) == 0
+    assert _run(tournament_command.add_parser, argv) == 0
     captured = capsys.readouterr()
     assert "Elo" in captured.out and "alphabeta:depth=2" in captured.out
     assert "18/18 games" in captured.err  # the progress bar
@@ -153,9 +154,9 @@ def test_tournament_command_writes_table_and_files(tmp_path, capsys):
     assert (tmp_path / "tournament-kalah-v0.png").stat().st_size > 1000
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
     with pytest.raises(MancalaError, match="at least 2 agent specs"):
-        _run(add_tournament_parser, ["tournament", "kalah-v0", "--agents", "random"])
+        _run(tournament_command.add_parser, ["tournament", "kalah-v0", "--agents", "random"])
     with pytest.raises(AgentSpecError, match="known agents"):
-        _run(add_tournament_parser, ["tournament", "kalah-v0", "--agents", "random", "nobody"])
+        _run(tournament_command.add_parser, ["tournament", "kalah-v0", "--agents", "random", "nobody"])
 
 
 def test_round_robin_per_seat_counts():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents import AgentSpecError, GreedyAgent, RandomAgent, make_agent, play_match
+from mancala_envs.agents import AgentSpecError, GreedyAgent, RandomAgent, make_agent, play_match
 from mancala_envs import make_game
 
 

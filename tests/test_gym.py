@@ -8,7 +8,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import mancala_envs
-from agents import GreedyAgent, RandomAgent
+from mancala_envs.agents import GreedyAgent, RandomAgent
 from mancala_envs import IllegalActionError, InvalidOptionError, MancalaGymEnv
 
 

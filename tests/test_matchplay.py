@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import mancala_envs
-from agents import GreedyAgent, RandomAgent
+from mancala_envs.agents import GreedyAgent, RandomAgent
 from mancala_envs import MancalaError
-from mancala_envs.matchplay import play_deal_match
+from mancala_envs.agents.matchplay import play_deal_match
 
 
 class FirstLegal:

@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 import mancala_envs
-from agents import make_agent
-from agents import play as play_module
-from agents.play import PlaySession
+from mancala_envs.agents import make_agent
+
+from mancala_envs.agents.play import PlaySession
 from mancala_envs.cli import build_parser, main
+from mancala_envs.cli import play as play_module
 from mancala_envs.records import load_json
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import mancala_envs
-from agents import RandomAgent, play_game
+from mancala_envs.agents import RandomAgent, play_game
 from mancala_envs.records import GameRecord, RecordError, load_json, save_json
 
 @pytest.mark.parametrize("env_id", mancala_envs.list_envs())

@@ -25,7 +25,7 @@ from pettingzoo.test import render_test  # noqa: E402
 
 import mancala_envs  # noqa: E402
 import mancala_envs.env  # noqa: E402
-from agents import RandomAgent, play_game  # noqa: E402
+from mancala_envs.agents import RandomAgent, play_game  # noqa: E402
 from mancala_envs import MancalaError, make  # noqa: E402
 from mancala_envs import records as records_module  # noqa: E402
 from mancala_envs.cli import main  # noqa: E402
@@ -309,7 +309,7 @@ def test_replay_gif_bad_fps(tmp_path, capsys):
 # -- the package without pygame ---------------------------------------------------------------------
 def test_rules_and_envs_never_import_pygame():
     out = subprocess.run(
-        [sys.executable, "-c", "import sys, mancala_envs, agents, mancala_envs.cli\n"
+        [sys.executable, "-c", "import sys, mancala_envs, mancala_envs.agents, mancala_envs.cli\n"
          "for i in mancala_envs.list_envs():\n"
          "    env = mancala_envs.make(i, render_mode='ansi'); env.reset(seed=0); env.render()\n"
          "print('pygame' in sys.modules)"],

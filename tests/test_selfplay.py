@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import mancala_envs
-from training.selfplay import OpponentPool, PolicyOpponent, SelfPlayVecEnv
+from mancala_envs.agents.frozen_policy import PolicyOpponent
+from mancala_envs.training.selfplay import OpponentPool, SelfPlayVecEnv
 
 
 class FirstLegal:
@@ -175,8 +176,8 @@ def test_maskable_ppo_trains_with_a_snapshot_opponent():
 def test_snapshot_numpy_actor_matches_the_torch_policy(transform):
     torch = pytest.importorskip("torch")
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from training.features import OBSERVATION_TRANSFORMS
-    from training.selfplay import _numpy_actor
+    from mancala_envs.agents.features import OBSERVATION_TRANSFORMS
+    from mancala_envs.agents.frozen_policy import _numpy_actor
 
     env = SelfPlayVecEnv("kalah-v0", 4, seed=0)
     policy_kwargs = dict(net_arch=[32, 16])

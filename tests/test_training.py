@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from training.config import ConfigError, TrainConfig, load_config  # noqa: E402
+from mancala_envs.training.config import ConfigError, TrainConfig, load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
@@ -70,7 +70,7 @@ def test_config_errors_are_clear(overrides, pattern):
 
 def test_config_errors_from_the_game_and_agents():
     import mancala_envs
-    from agents import AgentSpecError
+    from mancala_envs.agents import AgentSpecError
 
     with pytest.raises(mancala_envs.UnknownEnvError, match="unknown env id 'kalah-v9'"):
         load_config(None, ["env_id=kalah-v9"])

@@ -44,7 +44,7 @@ class PPOConfig:
     vf_coef: float = 0.5  # value loss weight
     max_grad_norm: float = 0.5  # gradient clipping
     net_arch: list[int] = field(default_factory=lambda: [64, 64])  # hidden layers of policy and value nets
-    observation_transform: str = "none"  # network input: "none" (raw counts) or "log1p" (training.features)
+    observation_transform: str = "none"  # network input: "none" (raw counts) or "log1p" (mancala_envs.agents.features)
 
 
 @dataclass
@@ -113,14 +113,14 @@ class TrainConfig:
             raise ConfigError(f"ppo.learning_rate must be positive, got {self.ppo.learning_rate}")
         if not self.ppo.net_arch or any(n < 1 for n in self.ppo.net_arch):
             raise ConfigError(f"ppo.net_arch must list positive layer sizes, got {self.ppo.net_arch}")
-        from .features import OBSERVATION_TRANSFORMS
+        from mancala_envs.agents.features import OBSERVATION_TRANSFORMS
 
         if self.ppo.observation_transform not in OBSERVATION_TRANSFORMS:
             raise ConfigError(
                 f"ppo.observation_transform must be one of {', '.join(OBSERVATION_TRANSFORMS)}, "
                 f"got {self.ppo.observation_transform!r}"
             )
-        from agents import make_agent
+        from mancala_envs.agents import make_agent
 
         for spec in list(self.pool.baselines) + list(self.eval.ladder):
             make_agent(spec)  # the agent spec errors name the known agents

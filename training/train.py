@@ -2,7 +2,6 @@
 
     mancala train configs/kalah-v0-quick.yaml [key=value ...]
     mancala train --resume runs/kalah-v0-20261122-050000
-    python -m training.train CONFIG [key=value ...]
 
 A run folder holds everything about one run:
 
@@ -33,11 +32,9 @@ pair); every evaluation adds the learner's games and a Bradley-Terry fit gives i
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
-import shlex
 import sys
 import time
 from dataclasses import dataclass, field
@@ -47,10 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.files import atomic_output, remove_stale_temporaries, write_text_atomic
 
-from .config import ConfigError, TrainConfig, config_from_dict, load_config
+from .config import ConfigError, TrainConfig, config_from_dict
 
 EVAL_FIELDS = [
     "step", "opponent", "games", "wins", "draws", "losses", "truncated", "win_rate", "win_rate_low",
@@ -74,8 +70,8 @@ class RunState:
 # -- evaluation ---------------------------------------------------------------------------------------
 def evaluate(game, learner, specs: list[str], games: int, seed: int, step: int) -> list[dict[str, Any]]:
     """Seat-swapped games of the learner against every ladder agent; one row per opponent."""
-    from agents import make_agent, play_match
-    from agents.ratings import wilson_interval
+    from mancala_envs.agents import make_agent, play_match
+    from mancala_envs.agents.ratings import wilson_interval
 
     rows = []
     for k, spec in enumerate(specs):
@@ -96,7 +92,7 @@ def evaluate(game, learner, specs: list[str], games: int, seed: int, step: int) 
 
 def ladder_results(game, specs: list[str], games: int, seed: int) -> list[list[Any]]:
     """Every pair of ladder agents plays ``games`` games: the fixed part of the rating table."""
-    from agents import make_agent, play_match
+    from mancala_envs.agents import make_agent, play_match
 
     pairs = []
     for i, a in enumerate(specs):
@@ -112,7 +108,7 @@ def ladder_results(game, specs: list[str], games: int, seed: int) -> list[list[A
 
 def learner_ratings(ladder_pairs: list[list[Any]], rows: list[dict[str, Any]], name: str = "learner", intervals: bool = False):
     """Bradley-Terry Elo of the ladder plus the learner (from ``rows``), random = 0."""
-    from agents.ratings import PairResult, bootstrap, bradley_terry
+    from mancala_envs.agents.ratings import PairResult, bootstrap, bradley_terry
 
     pairs = [PairResult(*p) for p in ladder_pairs]
     pairs += [PairResult(name, r["opponent"], r["wins"], r["losses"], r["draws"]) for r in rows]
@@ -170,7 +166,7 @@ class Trainer:
         return PolicyOpponent.snapshot(policy, name=name)
 
     def _build_pool(self):
-        from agents import make_agent
+        from mancala_envs.agents import make_agent
 
         from .selfplay import OpponentPool
 
@@ -194,9 +190,9 @@ class Trainer:
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.logger import configure
 
-        from agents.policy import PolicyAgent
+        from mancala_envs.agents.policy import PolicyAgent
 
-        from .features import OBSERVATION_TRANSFORMS
+        from mancala_envs.agents.features import OBSERVATION_TRANSFORMS
         from .selfplay import SelfPlayVecEnv
 
         cfg = self.config
@@ -254,7 +250,7 @@ class Trainer:
         return report
 
     def _evaluate(self, model, steps: int, games: int) -> None:
-        from agents.policy import PolicyAgent
+        from mancala_envs.agents.policy import PolicyAgent
 
         learner = PolicyAgent(model, name="learner")
         rows = evaluate(self.game, learner, self.config.eval.ladder, games, self.config.seed + steps, steps)
@@ -447,49 +443,3 @@ def resume_run(run_dir: Path) -> tuple[TrainConfig, RunState]:
         raise ConfigError(f"{str(run_dir)!r} has a checkpoint state but no checkpoints/latest.zip")
     remove_stale_temporaries(run_dir)  # a writer killed mid-file (the run being resumed) leaves one
     return config, state
-
-
-def train_main(args: argparse.Namespace) -> int:
-    command = "mancala train " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if sys.argv[1:2] == ["train"] else " ".join(map(shlex.quote, sys.argv))
-    if args.resume:
-        run_dir = Path(args.resume)
-        if args.config or args.overrides or getattr(args, "options", None):
-            raise ConfigError("--resume continues a run with its saved config; give no config file or overrides")
-        config, state = resume_run(run_dir)
-    else:
-        if not args.config:
-            raise ConfigError("give a config file (e.g. configs/kalah-v0-quick.yaml) or --resume RUN_DIR")
-        config = load_config(args.config, list(args.overrides) + list(getattr(args, "options", None) or []))
-        run_dir = start_run(config, command)
-        state = RunState()
-    print(f"run folder: {run_dir}", flush=True)
-    report = Trainer(config, run_dir, state, echo=lambda text: print(text, flush=True)).run()
-    print()
-    print(results_table(report["final_evaluation"], report["ratings"]))
-    print(f"\nreport: {run_dir / 'report.md'}")
-    return 0
-
-
-def add_train_parser(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser("train", help="self-play training with evaluation against baselines")
-    parser.add_argument("config", nargs="?", help="YAML config (see configs/)")
-    parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. total_timesteps=20000")
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
-    parser.set_defaults(func=train_main)
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.train")
-    sub = parser.add_subparsers(dest="command")
-    add_train_parser(sub)
-    args = parser.parse_args(["train", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return args.func(args)
-    except MancalaError as err:
-        print(f"train: error: {err}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

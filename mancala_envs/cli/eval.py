@@ -19,10 +19,24 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from mancala_envs.agents.policy import PolicyAgent, resolve_model_path
 from mancala_envs.core.files import write_text_atomic
+from mancala_envs.registry import make_game, parse_options
+from mancala_envs.training.config import ConfigError
+from mancala_envs.training.train import EVAL_FIELDS, evaluate, ladder_results, learner_ratings, results_table
 
-from .config import ConfigError
-from .train import EVAL_FIELDS, evaluate, learner_ratings, ladder_results, results_table
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser("eval", help="evaluate a trained model against agents")
+    parser.add_argument("model", metavar="MODEL_OR_RUN_DIR")
+    parser.add_argument("--against", nargs="+", default=["random", "greedy"], metavar="SPEC", help="agent specs")
+    parser.add_argument("--games", type=int, default=100, help="games per opponent (default 100)")
+    parser.add_argument("--env", metavar="ID", help="the game, for a model file outside a run folder")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ladder-games", type=int, default=10, help="games per pair of opponents for their ratings")
+    parser.add_argument("--out", metavar="DIR", help="where to write the CSV and JSON (default: beside the model)")
+    parser.set_defaults(func=run)
+    return parser
 
 
 def _run_dir_of(path: Path) -> Path | None:
@@ -32,21 +46,15 @@ def _run_dir_of(path: Path) -> Path | None:
     return None
 
 
-def eval_main(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     import yaml
 
-    import mancala_envs
-    from agents.policy import PolicyAgent, resolve_model_path
-    from mancala_envs.core.options import parse_key_values
-    from mancala_envs.registry import get_entry
-
     # key=value words anywhere on the line: the mancala command collects them in args.options
-    game_options = list(getattr(args, "options", None) or [])
+    game_options = list(args.options)
     model_path = resolve_model_path(args.model)
     run_dir = _run_dir_of(Path(args.model))
     if args.env:
-        entry = get_entry(args.env)
-        options = parse_key_values(entry.game_options(), game_options, args.env)
+        options = parse_options(args.env, game_options)
         env_id = args.env
     elif run_dir is not None:
         saved = yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8"))
@@ -57,7 +65,7 @@ def eval_main(args: argparse.Namespace) -> int:
         raise ConfigError(f"{str(args.model)!r} is not inside a run folder; give the game with --env ID [key=value ...]")
     if args.games < 1:
         raise ConfigError(f"--games must be at least 1, got {args.games}")
-    game = mancala_envs.make_game(env_id, **options)
+    game = make_game(env_id, **options)
     learner = PolicyAgent(model_path, name="learner")
     learner.check_game(game)
     specs = list(dict.fromkeys(["random", *args.against]))  # random anchors the ratings
@@ -80,16 +88,3 @@ def eval_main(args: argparse.Namespace) -> int:
     write_text_atomic(out_dir / f"eval-{stamp}.json", json.dumps(payload, indent=1) + "\n")
     print(f"\nwrote {out_dir / f'eval-{stamp}.csv'} and .json")
     return 0
-
-
-def add_eval_parser(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser("eval", help="evaluate a trained model against agents")
-    parser.add_argument("model", metavar="MODEL_OR_RUN_DIR")
-    parser.add_argument("--against", nargs="+", default=["random", "greedy"], metavar="SPEC", help="agent specs")
-    parser.add_argument("--games", type=int, default=100, help="games per opponent (default 100)")
-    parser.add_argument("--env", metavar="ID", help="the game, for a model file outside a run folder")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--ladder-games", type=int, default=10, help="games per pair of opponents for their ratings")
-    parser.add_argument("--out", metavar="DIR", help="where to write the CSV and JSON (default: beside the model)")
-    parser.set_defaults(func=eval_main)
-    return parser

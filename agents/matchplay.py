@@ -9,7 +9,7 @@ seed (``new_state(seed)``):
 * game 1: ``agent_a`` is ``player_0`` (moves first), ``agent_b`` is ``player_1``;
 * game 2: the same deal (same seed), ``agent_b`` is ``player_0``, ``agent_a`` ``player_1``.
 
-Agents follow the protocol of ``agents/base.py``: ``act(state) -> action`` (given a clone of
+Agents follow the protocol of ``mancala_envs.agents.base``: ``act(state) -> action`` (given a clone of
 the position) and ``reset(seed)``. Each agent is reset before each game with a seed derived
 from the match seed, so a match is repeatable.
 
@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from .core.errors import MancalaError
-from .core.game import Game
-from .records import GameRecord
+from mancala_envs.core.errors import MancalaError
+from mancala_envs.core.game import Game
+from mancala_envs.records import GameRecord
+from mancala_envs.registry import make_game
 
 
 @dataclass
@@ -124,8 +125,6 @@ def play_deal_match(env: str | Game, agent_a, agent_b, seed: int, **options: Any
     ``DealMatchResult``: ``games`` (two ``DealGame`` with replayable records), ``points``
     (``{"a": ..., "b": ...}`` summed over both games) and ``winner`` ("a", "b" or None).
     """
-    from .registry import make_game
-
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise MancalaError(f"play_deal_match: seed must be an integer >= 0 (it decides the deal), got {seed!r}")
     if isinstance(env, Game):

@@ -1,0 +1,66 @@
+"""The ``mancala`` command: the top layer, the only code that imports every layer.
+
+One module per subcommand; each has ``add_parser(subparsers)`` and ``run(args)``.
+
+    mancala list                                  every registered id with a one-line description
+    mancala show ID [key=value ...]               options with defaults, observation and action spaces
+    mancala match ID AGENT_A AGENT_B [key=value ...] [--games N] [--seed S] [--json]
+                                                  a match with seats swapped every game
+    mancala replay ID FILE [key=value ...] [--json]
+                                                  replay a text record in the game's notation
+                                                  (Afrika: "1. e G 2. h H ..."); checks counts
+    mancala replay FILE [--json]                  replay a JSON record (records.save_json) of any game
+    mancala replay ... --gif OUT.gif [--fps F] [--frames DIR]
+                                                  also draw it: an animated GIF, PNG frames
+    mancala play ID [key=value ...] [--opponent SPEC] [--seat 0|1|random] [--window] ...
+                                                  play against an agent (mancala_envs.agents.play)
+    mancala tournament ID --agents SPEC ... [--games N]
+                                                  round robin with Elo ratings (mancala_envs.agents.tournament)
+    mancala solve ID [key=value ...] [--json]     exact value and best move of the start position
+    mancala train CONFIG [key=value ...] | --resume RUN_DIR
+                                                  self-play training (mancala_envs.training)
+    mancala eval MODEL_OR_RUN_DIR [--against SPEC ...] [--games N]
+                                                  a trained model against agents (mancala_envs.training)
+
+Game options are given as ``key=value`` arguments after the id (``mancala show kalah-v0
+pits=4``). Agents are specs such as ``random``, ``greedy``, ``alphabeta:depth=4`` or
+``policy:RUN_DIR`` (see ``mancala_envs.agents.specs``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from mancala_envs.core.errors import MancalaError
+
+from . import eval as eval_command
+from . import list as list_command
+from . import match, play, replay, show, solve, tournament, train
+
+# In the order `mancala --help` lists them.
+SUBCOMMANDS = (list_command, show, match, replay, tournament, solve, play, train, eval_command)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mancala", description="Mancala games as RL environments.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in SUBCOMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    # Game options are key=value words anywhere after the subcommand's positionals.
+    args, extra = parser.parse_known_args(argv)
+    stray = [word for word in extra if "=" not in word or word.startswith("-")]
+    if stray:
+        parser.error(f"unrecognized arguments: {' '.join(stray)}")
+    args.options = extra
+    try:
+        return args.func(args)
+    except MancalaError as err:
+        print(f"mancala: error: {err}", file=sys.stderr)
+        return 2

@@ -1,0 +1,58 @@
+"""``mancala tournament``: a round robin between agents, with Elo ratings.
+
+    mancala tournament ID --agents SPEC SPEC ... [key=value ...] [--games N] [--seed S]
+                       [--workers W] [--out DIR] [--bootstrap B] [--no-plot]
+        a round robin with a progress bar; prints the ratings table and writes
+        DIR/tournament-ID.csv, .json and .png
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from mancala_envs.agents.specs import make_agent
+from mancala_envs.agents.tournament import round_robin
+from mancala_envs.core.errors import MancalaError
+from mancala_envs.registry import make_game_from_args
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("tournament", help="round robin between agents; Elo table, CSV, JSON and a plot")
+    p.add_argument("env_id", metavar="ID", help="an env id; game options follow as key=value")
+    p.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
+                   help="agent specs, e.g. random greedy alphabeta:depth=4 mcts:sims=1000")
+    p.add_argument("--games", type=int, default=100, help="games per pair (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the games and agents (default 0)")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    p.add_argument("--out", default="tournaments", help="directory for the CSV, JSON and plot (default tournaments/)")
+    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for the Elo intervals (default 200)")
+    p.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    specs, pairs = [], list(args.options)
+    for word in args.agents:
+        # a game option (pits=4) caught by --agents' nargs; agent specs with parameters have a ':'
+        (pairs if "=" in word and ":" not in word else specs).append(word)
+    if len(specs) < 2:
+        raise MancalaError(f"--agents needs at least 2 agent specs, got {specs}")
+    if len(set(specs)) != len(specs):
+        raise MancalaError(f"--agents must be distinct, got {specs}")
+    for spec in specs:
+        make_agent(spec)  # fail before playing anything
+        if spec.split(":")[0] == "human":
+            raise MancalaError("a tournament cannot seat the human agent")
+    if args.games < 1:
+        raise MancalaError(f"--games must be at least 1, got {args.games}")
+    if args.workers is not None and args.workers < 1:
+        raise MancalaError(f"--workers must be at least 1, got {args.workers}")
+    game = make_game_from_args(args.env_id, pairs)
+    result = round_robin(game, specs, games=args.games, seed=args.seed, workers=args.workers,
+                         bootstrap_samples=args.bootstrap, progress=not args.no_progress)
+    print(result.table())
+    paths = result.write(args.out, plot=not args.no_plot)
+    print("\nwrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
