@@ -77,7 +77,7 @@ def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_trie
         if state.is_terminal():
             lengths.append(played)
             continue
-        if game.max_plies is not None and state.plies >= game.max_plies:
+        if state.is_truncated():
             continue
         if max_board is not None and _stones_on_board(state) > max_board:
             continue

@@ -102,9 +102,8 @@ def play_game(game: Game, seated, seed: int | None) -> tuple[list[int], Any, boo
     """
     state = game.new_state(seed)
     actions: list[int] = []
-    cap = game.max_plies
     while not state.is_terminal():
-        if cap is not None and state.plies >= cap:
+        if state.is_truncated():
             return actions, state, True
         agent = seated[state.current_player]
         action = agent.act(state.clone())

@@ -319,12 +319,11 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
     k = game.kernel
     start = _time.perf_counter()
     deadline = start + time_limit if time_limit is not None else 0.0
-    cap = 2**62 if game.max_plies is None else int(game.max_plies)
     total = game.search_score_total(state) if game.result_follows_scores else None
     best, done, used = _build_mcts(k)(
         -1.0 if total is None else float(total),
         game.params, state.array.copy(),
-        2**62 if sims is None else int(sims), float(deadline), float(c), cap, np.uint64(seed),
+        2**62 if sims is None else int(sims), float(deadline), float(c), game.ply_cap, np.uint64(seed),
         tree.node_states, tree.node_player, tree.node_visits, tree.node_value,
         tree.node_mean, tree.node_explore, tree.parents,
         tree.action_from_parent, tree.children_index, tree.num_unexpanded, tree.legal,

@@ -191,7 +191,7 @@ def _build_negamax(kernel, heuristic):
         beta0,
         solver,  # True: terminal value is the score difference alone
         key_mode,  # KEY_STATE or KEY_OBS
-        max_plies,  # the game's cap (2**62 for none)
+        max_plies,  # the game's ply_cap (NO_PLY_CAP for none)
         max_stack,  # deepest ply followed (beyond: valued like a cap)
         tt,  # TT_ENTRY[T]: the transposition table (TranspositionTable.entries)
         history,  # int64[A]: history heuristic
@@ -446,10 +446,6 @@ def _no_heuristic(state, params, player):
     return 0.0  # never called: use_heuristic is False
 
 
-def _max_plies(game: Game) -> int:
-    return 2**62 if game.max_plies is None else int(game.max_plies)
-
-
 def _call(game: Game, root: np.ndarray, depth: int, alpha: float, beta: float, solver: bool, key_mode: int,
           tt: TranspositionTable, history: np.ndarray, root_priority: np.ndarray, deadline: float,
           stats: np.ndarray, max_stack: int, score_total: int | None = None):
@@ -458,7 +454,7 @@ def _call(game: Game, root: np.ndarray, depth: int, alpha: float, beta: float, s
     return _build_negamax(game.kernel, heuristic if heuristic is not None else _no_heuristic)(
         heuristic is not None, -1.0 if score_total is None else float(score_total),
         game.params, root, int(depth), float(alpha), float(beta), bool(solver), int(key_mode),
-        _max_plies(game), int(max_stack),
+        game.ply_cap, int(max_stack),
         tt.entries, history, root_priority, float(deadline), stats,
         scratch.states, scratch.mask, scratch.scores, scratch.returns, scratch.obs0, scratch.obs1,
     )

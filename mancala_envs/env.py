@@ -159,7 +159,7 @@ class MancalaAEC(AECEnv):
             self.terminations = {a: True for a in AGENTS}
         else:
             self.agent_selection = AGENTS[player]
-            if game.max_plies is not None and plies >= game.max_plies:
+            if plies >= game.ply_cap:
                 self.truncations = {a: True for a in AGENTS}
 
     def step(self, action: Any) -> None:

@@ -177,8 +177,7 @@ class MancalaGymEnv(gymnasium.Env):
 
     # -- helpers -------------------------------------------------------------------------------
     def _truncated(self) -> bool:
-        cap = self.game.max_plies
-        return cap is not None and self.state.plies >= cap
+        return self.state.is_truncated()
 
     def _play_opponent(self) -> None:
         state = self.state

@@ -86,7 +86,7 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
             if player < 0:
                 terminated[i] = True
                 returns(row, params, rewards[i])
-            elif max_plies > 0 and plies(row, params) >= max_plies:
+            elif plies(row, params) >= max_plies:
                 truncated[i] = True
             if terminated[i] or truncated[i]:
                 observe(row, params, 0, final_obs[i, 0])
@@ -175,7 +175,7 @@ class BatchEnv:
         self.num_envs = int(num_envs)
         self.num_actions = game.num_actions
         self.observation_size = game.observation_size
-        self.max_plies = game.max_plies or 0
+        self.max_plies = game.ply_cap
         self.parallel = self.num_envs >= PARALLEL_MIN_GAMES
         self._step, self._reset_all = _compile(game.kernel, self.parallel)
         B = self.num_envs

@@ -48,6 +48,11 @@ class Kernel(NamedTuple):
 
 MAX_PLIES_OPTION_DOC = "ply cap: reaching it truncates the episode (never a draw, never a win)"
 
+#: "No ply cap" as an integer: what jitted loops compare the ply count with when the game's
+#: ``max_plies`` is None. ``Game.ply_cap`` is the cap in this form; the one truncation rule is
+#: ``plies >= ply_cap`` while the game is not over (``State.is_truncated``).
+NO_PLY_CAP = 2**62
+
 
 class Game:
     """A game family with resolved options. Subclasses define the kernel and the layout.
@@ -71,6 +76,7 @@ class Game:
         self.params: np.ndarray = np.ascontiguousarray(self._params(), dtype=np.int64)
         self.state_size, self.num_actions, self.observation_size = self._sizes()
         self.max_plies: int | None = self.options.get("max_plies")
+        self.ply_cap: int = NO_PLY_CAP if self.max_plies is None else int(self.max_plies)
 
     # -- subclass hooks -----------------------------------------------------------------
     def _validate_combination(self) -> None:
@@ -338,6 +344,10 @@ class State:
 
     def is_terminal(self) -> bool:
         return self.current_player < 0
+
+    def is_truncated(self) -> bool:
+        """The game is not over but has reached its ply cap (``max_plies``): never a draw or a win."""
+        return self.current_player >= 0 and self.plies >= self.game.ply_cap
 
     def _legal(self) -> np.ndarray:
         if not self._mask_valid:

@@ -61,6 +61,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from .game import NO_PLY_CAP
+
 __all__ = ["InvariantViolation", "PlayoutTotals", "Violation", "random_playouts", "VIOLATION_MESSAGES"]
 
 # -- violation codes ------------------------------------------------------------------------
@@ -108,7 +110,6 @@ NUM_TOTALS = 9
 # violation vector layout: code, game, ply (moves played in that game), action, detail
 NUM_VIOLATION_FIELDS = 5
 
-NO_CAP = 2**62
 UNSET = -(2**63)  # "no value" in the violation vector
 
 _GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -415,7 +416,7 @@ def random_playouts(
         rng,
         int(game.state_size),
         int(game.num_actions),
-        NO_CAP if cap is None else int(cap),
+        NO_PLY_CAP if cap is None else int(cap),
         int(n_games),
         np.uint64(int(seed)),
         bool(check_invariants),
