@@ -34,7 +34,8 @@ from typing import TextIO
 
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.game import Game, State
-from mancala_envs.records import GameRecord, save_json
+from mancala_envs.records import GameRecord, result_line, save_json
+from mancala_envs.render import describe_move
 
 from .base import Agent
 from .human import HumanAgent
@@ -92,16 +93,12 @@ class PlaySession:
     @property
     def last(self):
         """The last move as a ``render.LastMove`` (None before the first)."""
-        from mancala_envs.render import describe_move
-
         if not self.actions:
             return None
         return describe_move(self.positions[-2], self.actions[-1])
 
     def result_text(self) -> str:
         """How the game ended (or stands), and what it means for the human."""
-        from mancala_envs.records import result_line
-
         if self.truncated:
             return f"the game reached the ply cap ({self.game.max_plies}) and is truncated: no result"
         line = result_line(self.game, self.state)

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -49,7 +50,7 @@ from pettingzoo.utils import wrappers
 
 from .core.errors import MancalaError
 from .core.game import Game, State
-from .render import PICTURE_MODES, RENDER_FPS
+from .render import PICTURE_MODES, RENDER_FPS, Painter
 
 AGENTS = ("player_0", "player_1")
 
@@ -76,8 +77,6 @@ class MancalaAEC(AECEnv):
         self.render_mode = render_mode
         self._painter = None
         if render_mode in PICTURE_MODES:
-            from .render import Painter
-
             self._painter = Painter(game, render_mode)  # fails here, clearly, without pygame
         self.metadata = dict(self.metadata, name=game.env_id)
         self.possible_agents = list(AGENTS)
@@ -196,8 +195,6 @@ class MancalaAEC(AECEnv):
     def render(self) -> str | np.ndarray | None:
         """The text board (``"ansi"``), the picture (``"rgb_array"``), or draw the window (``"human"``)."""
         if self.render_mode is None:
-            import gymnasium
-
             gymnasium.logger.warn(
                 "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human' to make()"
             )

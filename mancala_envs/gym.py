@@ -36,7 +36,7 @@ from gymnasium import spaces
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, State
 from .registry import make_game
-from .render import PICTURE_MODES, RENDER_FPS
+from .render import PICTURE_MODES, RENDER_FPS, Painter
 
 _RESET_ATTEMPTS = 100
 
@@ -92,8 +92,6 @@ class MancalaGymEnv(gymnasium.Env):
             )
         self._painter = None
         if render_mode in PICTURE_MODES:
-            from .render import Painter
-
             self._painter = Painter(self.game, render_mode)
         if opponent is None:
             opponent = UniformRandomOpponent()

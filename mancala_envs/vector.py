@@ -37,6 +37,7 @@ from numba import njit, prange
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, Kernel, State
 from .core.playout import _splitmix64
+from .registry import make_game
 
 _COMPILED: dict[tuple[Kernel, bool], tuple] = {}
 
@@ -161,8 +162,6 @@ class BatchEnv:
     """B games of one registered id stepped together (see the module docstring)."""
 
     def __init__(self, env_id: str | Game, num_envs: int, seed: int | None = None, **options: Any):
-        from .registry import make_game
-
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
         if isinstance(env_id, Game):

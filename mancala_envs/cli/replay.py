@@ -16,6 +16,7 @@ from pathlib import Path
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.records import RecordError, count_mismatches, load_json, parse
 from mancala_envs.registry import make_game_from_args
+from mancala_envs.render import frames_of_game, save_frames, save_gif
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -57,8 +58,6 @@ def _write_pictures(args: argparse.Namespace, game, actions, seed) -> dict:
     gif, folder = getattr(args, "gif", None), getattr(args, "frames", None)
     if not gif and not folder:
         return {}
-    from mancala_envs.render import frames_of_game, save_frames, save_gif
-
     if not args.fps > 0:
         raise MancalaError(f"--fps must be > 0, got {args.fps}")
     frames = frames_of_game(game, actions, seed)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+import numpy as np
+
 from .errors import InvalidOptionError
 
 
@@ -89,14 +91,7 @@ def _number(value: float) -> str:
 
 
 def _is_integral(value: Any) -> bool:
-    try:
-        import numpy as np
-
-        if isinstance(value, np.integer):
-            return True
-    except ImportError:  # pragma: no cover
-        pass
-    if isinstance(value, int):
+    if isinstance(value, (int, np.integer)):
         return True
     return isinstance(value, float) and value.is_integer()
 

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.errors import MancalaError
+from ..core.files import atomic_output
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.game import Game, State
@@ -163,8 +164,6 @@ def frames_of_game(game: "Game", actions, seed: int | None = None) -> list[np.nd
 
 def save_gif(frames: list[np.ndarray], path, fps: float = 2.0, hold_last: float = 2.0) -> None:
     """An animated GIF of ``frames``, written atomically (the last frame shown ``hold_last`` s)."""
-    from ..core.files import atomic_output
-
     Image = require_pillow()
     if not frames:
         raise MancalaError("save_gif: no frames to write")
@@ -181,8 +180,6 @@ def save_gif(frames: list[np.ndarray], path, fps: float = 2.0, hold_last: float 
 
 def save_png(frame: np.ndarray, path, colors: int | None = None) -> None:
     """One frame as a PNG file, written atomically; ``colors`` makes a smaller palette image."""
-    from ..core.files import atomic_output
-
     Image = require_pillow()
     image = Image.fromarray(frame)
     if colors:
