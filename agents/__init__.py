@@ -2,16 +2,18 @@
 
 Random and greedy baselines (``simple``), alpha-beta and the exact solver (``search``), MCTS
 (``mcts``), a human at the terminal (``human``; ``play`` seats a person against any agent, the
-``mancala play`` command); agents from specs (``specs``); matches
-(``arena``; one deal from both seats: ``matchplay``), round-robin tournaments (``tournament``) and Elo ratings (``ratings``);
+``mancala play`` command); agents from specs (``specs``); opening suites (``openings``), matches over
+them and their report (``arena``, ``paired_results``; one deal from both seats: ``matchplay``), round-robin tournaments (``tournament``) and Elo ratings (``ratings``);
 accuracy against perfect play (``analysis``).
 """
 
-from .arena import MatchResult, play_game, play_match
+from .arena import play_game, play_match
 from .base import Agent
 from .human import HumanAgent
 from .matchplay import play_deal_match
 from .mcts import MCTSAgent, mcts_search
+from .openings import OpeningError, OpeningSuite, initial_suite, opening_suite
+from .paired_results import PairedResult
 from .search import AlphaBetaAgent, SolveResult, SolverAgent, search, solve
 from .simple import GreedyAgent, RandomAgent
 from .specs import AGENT_FACTORIES, AgentSpecError, make_agent
@@ -24,12 +26,16 @@ __all__ = [
     "GreedyAgent",
     "HumanAgent",
     "MCTSAgent",
-    "MatchResult",
+    "OpeningError",
+    "OpeningSuite",
+    "PairedResult",
     "RandomAgent",
     "SolveResult",
     "SolverAgent",
     "make_agent",
     "mcts_search",
+    "initial_suite",
+    "opening_suite",
     "play_deal_match",
     "play_game",
     "play_match",

@@ -1,107 +1,56 @@
-"""Matches between agents: seats swapped every game, each start position played twice.
+"""Matches between agents over an opening suite: every opening played from both seats.
 
-``play_match(env, agent_a, agent_b, games, seed, workers=...)``:
+``play_match(env, agent_a, agent_b, openings=100, plies=(2, 4), seed=0, workers=1)``
 
-* Game ``g`` seats agent A as ``player_0`` when ``g`` is even and as ``player_1`` when odd.
-* Games ``2k`` and ``2k+1`` start from the same seed (``start_seeds``): in a dealt game
-  (a card mancala) each deal is played twice, once from each seat, which removes the luck
-  of the deal, as ``mancala_envs.agents.matchplay.play_deal_match`` does for a single deal. In
-  games without a random start it changes nothing.
-* Each agent is ``reset`` with its own seed before every game (derived from ``seed`` and
-  the game number), so a match is repeatable and a game's moves do not depend on which
-  process played it or what it played before.
-* ``workers`` processes (default: every core, capped by the number of games) play the
+* ``openings`` is a number of openings (a suite is drawn with ``opening_suite(env, openings,
+  plies, seed)``; ``mancala_envs.agents.openings``) or a ready ``OpeningSuite``; the match
+  is ``2 * len(suite)`` games. Game ``2i`` starts from opening ``i`` with agent A as
+  ``player_0``, game ``2i + 1`` from the same opening with A as ``player_1``, so the luck of
+  a deal or of an opening favours each agent once per pair.
+* Before every game each agent is ``reset`` with a seed derived from the suite's seed and
+  the game's index, so a match is repeatable and a game's moves depend neither on the
+  process that played it nor on what it played before.
+* ``workers`` processes (``None``: every core, capped by the number of games) play the
   games; the parent forks them (Linux), so the agents, the game and numba's compiled code
   are inherited, not pickled. ``workers=1`` plays in this process.
-* A game reaching the id's ``max_plies`` is truncated: neither win nor draw.
+* A game reaching the id's ``max_plies`` is truncated: neither win, draw nor loss.
 
-Returns a ``MatchResult`` with win/draw/loss counts and score sums overall and per seat.
+Returns a ``PairedResult`` (``mancala_envs.agents.paired_results``): the score with a
+bootstrap interval over openings, per seat, and the number of distinct games.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
-from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
-from mancala_envs.core.game import Game
-from .matchplay import play_game as play_out
+from mancala_envs.core.game import Game, State
 from mancala_envs.registry import make_game
 
 from .base import Agent
+from .matchplay import play_game as play_out
+from .openings import DEFAULT_OPENINGS, DEFAULT_PLIES, OpeningSuite, opening_suite
+from .paired_results import DRAW, LOSS, TRUNCATED, WIN, PairedResult
 
 
-@dataclass
-class MatchResult:
-    """Outcome of a match, from agent A's side unless a field says otherwise.
+def play_game(game, agents: tuple[Agent, Agent], seed: int | None,
+              start: State | None = None) -> tuple[list[float], list[int], list[int], bool]:
+    """One game, ``agents[p]`` playing player ``p``, from ``start`` or ``new_state(seed)``.
 
-    Per-seat lists are indexed by the seat agent A played (0: A was ``player_0``).
-    """
-
-    env_id: str
-    agent_a: str
-    agent_b: str
-    games: int = 0
-    wins_a: int = 0
-    wins_b: int = 0
-    draws: int = 0
-    truncated: int = 0
-    score_diff_a: float = 0.0  # summed (A's score - B's score)
-    wins_a_by_seat: list[int] = field(default_factory=lambda: [0, 0])
-    wins_b_by_seat: list[int] = field(default_factory=lambda: [0, 0])
-    draws_by_seat: list[int] = field(default_factory=lambda: [0, 0])
-    games_a_by_seat: list[int] = field(default_factory=lambda: [0, 0])
-    score_a_by_seat: list[float] = field(default_factory=lambda: [0.0, 0.0])  # A's summed score
-    score_b_by_seat: list[float] = field(default_factory=lambda: [0.0, 0.0])  # B's summed score
-    records: list[list[int]] = field(default_factory=list)
-
-    @property
-    def losses_a(self) -> int:
-        return self.wins_b
-
-    def summary(self) -> str:
-        mean = self.score_diff_a / max(self.games, 1)
-        lines = [
-            f"{self.env_id}: {self.agent_a} vs {self.agent_b}, {self.games} games (seats swapped every game)",
-            f"  {self.agent_a:<20} wins {self.wins_a:>5}   ({self.wins_a / max(self.games, 1):.1%})",
-            f"  {self.agent_b:<20} wins {self.wins_b:>5}   ({self.wins_b / max(self.games, 1):.1%})",
-            f"  draws {self.draws}, truncated {self.truncated}, mean score difference for {self.agent_a}: {mean:+.2f}",
-        ]
-        for seat in (0, 1):
-            played = self.games_a_by_seat[seat]
-            if played:
-                lines.append(
-                    f"  {self.agent_a} as player_{seat}: {self.wins_a_by_seat[seat]}/{played} wins, "
-                    f"{self.draws_by_seat[seat]} draws, {self.wins_b_by_seat[seat]} losses"
-                )
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "records"}
-
-
-def play_game(game, agents: tuple[Agent, Agent], seed: int | None) -> tuple[list[float], list[int], list[int], bool]:
-    """One game, ``agents[p]`` playing player ``p``. Returns (returns, scores, actions, truncated)."""
-    actions, state, truncated = play_out(game, agents, seed)
+    Returns (returns, scores, actions, truncated)."""
+    actions, state, truncated = play_out(game, agents, seed, start)
     if truncated:
         return [0.0, 0.0], state.scores(), actions, True
     return state.returns(), state.scores(), actions, False
 
 
-def start_seeds(game: Game, games: int, seed: int) -> list[int]:
-    """The start-position seed of each game: games 2k and 2k+1 share one (a deal played twice).
-
-    The hook where a family-specific deal schedule would go; every id uses this one.
-    """
-    pairs = np.random.SeedSequence([seed, 1]).generate_state((games + 1) // 2, dtype=np.uint32)
-    return [int(pairs[g // 2]) for g in range(games)]
-
-
-def _agent_seeds(games: int, seed: int) -> np.ndarray:
-    return np.random.SeedSequence([seed, 2]).generate_state(games * 2, dtype=np.uint32).reshape(games, 2)
+def agent_seeds(suite: OpeningSuite) -> np.ndarray:
+    """``(games, 2)`` reset seeds: game ``g``'s seeds for agent A and agent B."""
+    games = 2 * len(suite)
+    return np.random.SeedSequence([suite.seed, 2]).generate_state(games * 2, dtype=np.uint32).reshape(games, 2)
 
 
 # The match a forked worker plays: set in the parent just before forking.
@@ -110,12 +59,12 @@ _JOB: dict = {}
 
 def _play_indexed(g: int) -> tuple[int, list[float], list, list[int], bool]:
     job = _JOB
-    game, a, b = job["game"], job["a"], job["b"]
+    suite, a, b = job["suite"], job["a"], job["b"]
     seat_a = g % 2
     a.reset(seed=int(job["agent_seeds"][g, 0]))
     b.reset(seed=int(job["agent_seeds"][g, 1]))
     seated = (a, b) if seat_a == 0 else (b, a)
-    rets, scores, actions, truncated = play_game(game, seated, job["start"][g])
+    rets, scores, actions, truncated = play_game(suite.game, seated, None, start=suite.start(g // 2))
     return g, rets, scores, actions, truncated
 
 
@@ -127,35 +76,34 @@ def play_match(
     env: str | Game,
     agent_a: Agent,
     agent_b: Agent,
-    games: int = 10,
+    openings: int | OpeningSuite = DEFAULT_OPENINGS,
+    plies: tuple[int, int] = DEFAULT_PLIES,
     seed: int = 0,
     workers: int | None = 1,
     progress: Callable[[int], None] | None = None,
     **options,
-) -> MatchResult:
-    """``games`` games of ``env`` (an id, or a Game); A is player_0 in even games, player_1 in odd ones.
+) -> PairedResult:
+    """Agent A against agent B over an opening suite, each opening from both seats (module docstring).
 
-    ``workers``: processes to play in (``None``: every core). ``progress(n)`` is called
-    after each finished game with the number finished so far.
+    ``progress(n)`` is called after each finished game with the number finished so far.
     """
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
-        raise ValueError(f"games must be an integer of at least 1, got {games!r}")
     game = env if isinstance(env, Game) else make_game(env, **options)
+    suite = openings if isinstance(openings, OpeningSuite) else opening_suite(game, openings, plies, seed)
+    if suite.game != game:
+        raise ValueError(f"the opening suite is of {suite.env_id} {suite.options}, not of this game ({game!r})")
+    games = 2 * len(suite)
     workers = default_workers() if workers is None else int(workers)
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    workers = min(workers, games)
-    job = {
-        "game": game,
-        "a": agent_a,
-        "b": agent_b,
-        "start": start_seeds(game, games, seed),
-        "agent_seeds": _agent_seeds(games, seed),
-    }
     for agent in (agent_a, agent_b):
-        warm = getattr(agent, "warmup", None)
-        if warm is not None:
-            warm(game)  # compile in this process, so forked workers inherit the code
+        agent.warmup(game)  # compile in this process, so forked workers inherit the code
+    job = {"suite": suite, "a": agent_a, "b": agent_b, "agent_seeds": agent_seeds(suite)}
+    outcomes = _play_all(job, games, min(workers, games), progress)
+    return _paired_result(suite, agent_a.name, agent_b.name, outcomes)
+
+
+def _play_all(job: dict, games: int, workers: int, progress: Callable[[int], None] | None) -> list:
+    """Every game of ``job``, in this process or in ``workers`` forked ones, in game order."""
     outcomes: list = [None] * games
     _JOB.clear()
     _JOB.update(job)
@@ -166,34 +114,23 @@ def play_match(
                 if progress:
                     progress(g + 1)
         else:
-            ctx = mp.get_context("fork")
-            with ctx.Pool(workers) as pool:
-                done = 0
-                for out in pool.imap_unordered(_play_indexed, range(games), chunksize=1):
+            with mp.get_context("fork").Pool(workers) as pool:
+                for done, out in enumerate(pool.imap_unordered(_play_indexed, range(games), chunksize=1), start=1):
                     outcomes[out[0]] = out
-                    done += 1
                     if progress:
                         progress(done)
     finally:
         _JOB.clear()
-    result = MatchResult(game.env_id, agent_a.name, agent_b.name)
+    return outcomes
+
+
+def _paired_result(suite: OpeningSuite, name_a: str, name_b: str, outcomes: list) -> PairedResult:
+    n = len(suite)
+    result = PairedResult(name_a, name_b, suite, np.zeros((n, 2), np.int8), np.zeros((n, 2)), seed=suite.seed)
     for g, rets, scores, actions, truncated in outcomes:
-        seat_a = g % 2
-        result.games += 1
-        result.games_a_by_seat[seat_a] += 1
-        result.records.append(actions)
-        result.score_diff_a += scores[seat_a] - scores[1 - seat_a]
-        result.score_a_by_seat[seat_a] += scores[seat_a]
-        result.score_b_by_seat[seat_a] += scores[1 - seat_a]
-        if truncated:
-            result.truncated += 1
-        elif rets[seat_a] > 0:
-            result.wins_a += 1
-            result.wins_a_by_seat[seat_a] += 1
-        elif rets[seat_a] < 0:
-            result.wins_b += 1
-            result.wins_b_by_seat[seat_a] += 1
-        else:
-            result.draws += 1
-            result.draws_by_seat[seat_a] += 1
+        opening, seat_a = suite.openings[g // 2], g % 2
+        result.score_diff[g // 2, seat_a] = scores[seat_a] - scores[1 - seat_a]
+        result.outcomes[g // 2, seat_a] = (TRUNCATED if truncated else WIN if rets[seat_a] > 0
+                                           else LOSS if rets[seat_a] < 0 else DRAW)
+        result.games_played.append((opening.deal_seed, opening.actions + tuple(actions)))
     return result

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from mancala_envs.core.errors import MancalaError
-from mancala_envs.core.game import Game
+from mancala_envs.core.game import Game, State
 from mancala_envs.records import GameRecord
 from mancala_envs.registry import make_game
 
@@ -93,14 +93,14 @@ class DealMatchResult:
         }
 
 
-def play_game(game: Game, seated, seed: int | None) -> tuple[list[int], Any, bool]:
-    """One game from ``game.new_state(seed)``, ``seated[p]`` playing player ``p``.
+def play_game(game: Game, seated, seed: int | None, start: State | None = None) -> tuple[list[int], Any, bool]:
+    """One game from ``start`` (a copy of it), else from ``game.new_state(seed)``; ``seated[p]`` plays player ``p``.
 
     Returns (actions, final state, truncated). An illegal choice raises ``MancalaError``
     naming the agent; reaching ``max_plies`` stops the game as a truncation. The arena
-    (``agents.arena``) plays its games through this loop too.
+    (``mancala_envs.agents.arena``) plays its games through this loop too.
     """
-    state = game.new_state(seed)
+    state = game.new_state(seed) if start is None else start.clone()
     actions: list[int] = []
     while not state.is_terminal():
         if state.is_truncated():

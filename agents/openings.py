@@ -36,8 +36,8 @@ Rulings for two games:
 A suite is plain data: ``OpeningSuite.to_json()`` holds its spec (id, options, n, plies,
 seed, balanced, max_margin) and every opening (the deal seed, the actions, the position
 reached as ``State.to_json()``), so any evaluation can be replayed exactly
-(``OpeningSuite.from_json``). ``initial_suite(env_id)`` is the degenerate suite of the
-initial position only (``--openings 0``), labelled as such.
+(``OpeningSuite.from_json``). ``initial_suite(env_id, pairs)`` is the degenerate suite of
+the initial position only (``--openings 0``), labelled as such.
 """
 
 from __future__ import annotations
@@ -102,7 +102,8 @@ class OpeningSuite:
 
     def label(self) -> str:
         if self.initial_only:
-            return "the initial position only (one opening)"
+            deals = " (a new deal per pair)" if is_dealt(self.game) else ""
+            return f"the initial position only{deals}, {len(self)} pairs: not independent openings"
         lo, hi = self.plies
         plies = f"{lo} random plies" if lo == hi else f"{lo}-{hi} random plies"
         balanced = f", balanced at depth {self.balanced}" if self.balanced else ""
@@ -190,11 +191,19 @@ def opening_suite(
                         game=game)
 
 
-def initial_suite(env_id: str | Game, seed: int = 0, **options: Any) -> OpeningSuite:
-    """The initial position as the only opening (``--openings 0``); a dealt game uses the deal of ``seed``."""
+def initial_suite(env_id: str | Game, pairs: int = 1, seed: int = 0, **options: Any) -> OpeningSuite:
+    """The initial position as every opening (``--openings 0``): ``pairs`` pairs of games from it.
+
+    A dealt game draws a new deal for each pair (from ``seed``). Deterministic agents replay
+    the same game from such a suite: its report says so (``distinct_games``, the label).
+    """
     game = _game_of(env_id, options)
-    return OpeningSuite(game.env_id, _options_of(game), seed, (0, 0), None, None, (Opening(seed, ()),),
-                        initial_only=True, game=game)
+    if isinstance(pairs, bool) or not isinstance(pairs, (int, np.integer)) or pairs < 1:
+        raise OpeningError(f"the number of game pairs must be an integer >= 1, got {pairs!r}")
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x0BE1]))
+    deals = rng.integers(2**31, size=pairs) if is_dealt(game) else np.zeros(pairs, np.int64)
+    return OpeningSuite(game.env_id, _options_of(game), seed, (0, 0), None, None,
+                        tuple(Opening(int(d), ()) for d in deals), initial_only=True, game=game)
 
 
 def _game_of(env_id: str | Game, options: dict[str, Any]) -> Game:

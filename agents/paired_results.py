@@ -15,7 +15,8 @@ keys, from agent A's side::
     score_ci        [lo, hi], the 95% percentile interval of the score over openings
     wins, draws, losses
     by_seat         two objects with the keys above, A as player_0 and A as player_1
-    openings        the suite's spec (OpeningSuite.spec)
+    openings        the suite: its spec and every opening (OpeningSuite.to_json), so the
+                    evaluation can be replayed exactly
 
 A game truncated at the ply cap is neither won, drawn nor lost: it counts in ``games``
 only (``games - wins - draws - losses`` truncated games).
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .openings import OpeningSuite
+from .ratings import PairResult
 
 WIN, DRAW, LOSS, TRUNCATED = 1, 0, -1, 2
 BOOTSTRAP_SAMPLES = 2000
@@ -75,7 +77,13 @@ class PairedResult:
 
     def report(self) -> dict[str, Any]:
         """The JSON report (keys in the module docstring)."""
-        return {**self._block(None), "by_seat": [self._block(0), self._block(1)], "openings": self.suite.spec()}
+        return {**self._block(None), "by_seat": [self._block(0), self._block(1)], "openings": self.suite.to_json()}
+
+    def pair_result(self, rows: np.ndarray | None = None) -> PairResult:
+        """Wins, losses and draws for the Bradley-Terry fit, over the openings ``rows`` (default all)."""
+        chosen = self.outcomes if rows is None else self.outcomes[rows]
+        return PairResult(self.agent_a, self.agent_b, int((chosen == WIN).sum()), int((chosen == LOSS).sum()),
+                          int((chosen == DRAW).sum()))
 
     def mean_score_diff(self) -> float:
         return float(self.score_diff.mean())
@@ -84,9 +92,9 @@ class PairedResult:
         """A few lines for people: the score with its interval, per seat, distinct games, the suite."""
         lines = [f"{self.suite.env_id}: {self.agent_a} vs {self.agent_b}, {self.counts()[0]} games over "
                  f"{self.suite.label()}, each played from both seats",
-                 f"  {self.agent_a} {_score_line(self._block(None))}"]
+                 f"  {self.agent_a} {_score_line(self._block(None), self.suite)}"]
         for seat in (0, 1):
-            lines.append(f"  {self.agent_a} as player_{seat}: {_score_line(self._block(seat))}")
+            lines.append(f"  {self.agent_a} as player_{seat}: {_score_line(self._block(seat), self.suite)}")
         games, wins, draws, losses = self.counts()
         truncated = games - wins - draws - losses
         lines.append(f"  distinct games {self.distinct_games} of {games}"
@@ -95,9 +103,10 @@ class PairedResult:
         return "\n".join(lines)
 
 
-def _score_line(block: dict[str, Any]) -> str:
+def _score_line(block: dict[str, Any], suite: OpeningSuite) -> str:
     score, (lo, hi) = block["score"], block["score_ci"]
-    text = "no decided game" if score is None else f"score {score:.1%} (95% CI {lo:.1%}-{hi:.1%} over openings)"
+    over = "over pairs from one position, not independent" if suite.initial_only else "over openings"
+    text = "no decided game" if score is None else f"score {score:.1%} (95% CI {lo:.1%}-{hi:.1%} {over})"
     return f"{text}; {block['wins']} wins, {block['draws']} draws, {block['losses']} losses"
 
 

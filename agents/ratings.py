@@ -9,9 +9,9 @@ A prior keeps the fit finite when an agent wins or loses every game (common: a s
 against ``random``): each pair that met gets ``prior`` virtual draws (default 1). It pulls
 ratings together a little; with 100 games per pair the effect is a few Elo.
 
-``bootstrap`` resamples each pair's games with replacement (a multinomial draw over
-win/draw/loss with the observed frequencies), refits, and reports the 2.5 and 97.5
-percentiles of each rating: a 95% interval, anchored like the estimate.
+``bootstrap`` resamples the openings of the suite every pair played (the opening pair of
+games is the unit of independence: ``mancala_envs.agents.arena``), refits, and reports the
+2.5 and 97.5 percentiles of each rating: a 95% interval, anchored like the estimate.
 """
 
 from __future__ import annotations
@@ -109,23 +109,26 @@ def bradley_terry(pairs: list[PairResult], names: list[str] | None = None, ancho
     return Ratings(list(names), ELO * (logp - logp[k]), anchor=anchor_name)
 
 
-def bootstrap(pairs: list[PairResult], names: list[str] | None = None, anchor: str = "random",
-              prior: float = 1.0, samples: int = 200, seed: int = 0) -> Ratings:
-    """``bradley_terry`` plus 95% percentile intervals from ``samples`` resampled tables."""
-    point = bradley_terry(pairs, names, anchor, prior)
+def bootstrap(matches: list, names: list[str] | None = None, anchor: str = "random", prior: float = 1.0,
+              samples: int = 200, seed: int = 0) -> Ratings:
+    """``bradley_terry`` plus 95% percentile intervals, resampling the openings.
+
+    ``matches`` are ``PairedResult`` of pairs that played the same opening suite: each sample
+    draws the openings with replacement once, for every pair alike (an opening is the unit of
+    independence, and one hard opening is hard for everybody), and refits.
+    """
+    point = bradley_terry([m.pair_result() for m in matches], names, anchor, prior)
     names = point.names
     rng = np.random.default_rng(seed)
     k = names.index(point.anchor)
+    openings = {len(m.suite) for m in matches}
+    if len(openings) != 1:
+        raise ValueError(f"bootstrap: every pair must play the same suite; suites of {sorted(openings)} openings")
+    n = openings.pop()
     draws = np.zeros((samples, len(names)))
     for s in range(samples):
-        resampled = []
-        for p in pairs:
-            n = p.wins_a + p.wins_b + p.draws
-            if n == 0:
-                continue
-            wa, wb, dr = rng.multinomial(n, [p.wins_a / n, p.wins_b / n, p.draws / n])
-            resampled.append(PairResult(p.a, p.b, int(wa), int(wb), int(dr)))
-        W = _matrix(names, resampled)
+        rows = rng.integers(n, size=n)
+        W = _matrix(names, [m.pair_result(rows) for m in matches])
         met = ((W + W.T) > 0).astype(float)
         logp = _fit(W, met, prior, iters=500, tol=1e-8)
         draws[s] = ELO * (logp - logp[k])

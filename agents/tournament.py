@@ -1,11 +1,15 @@
 """Round-robin tournaments: every pair of agents plays a match, then Elo and per-seat tables.
 
-``round_robin(env, specs, games, seed)`` builds each agent from its spec (``agents.specs``),
-plays every pair (``play_match``: seats swapped every game, each start seed played from both
-seats, on every core), then fits Bradley-Terry Elo ratings with bootstrap intervals anchored
-at ``random`` = 0 (``agents.ratings``; the first agent is the anchor when ``random`` is not
-playing). ``TournamentResult.table()`` is the printed table; ``write(out_dir)`` writes
-``<stem>.csv``, ``<stem>.json`` and ``<stem>.png`` atomically (temporary file, then rename).
+``round_robin(env, specs, openings, plies, seed)`` builds each agent from its spec
+(``mancala_envs.agents.specs``), draws one opening suite (``mancala_envs.agents.openings``)
+and plays every pair over it (``play_match``: each opening from both seats, on every core),
+then fits Bradley-Terry Elo ratings with intervals bootstrapped over openings, anchored at
+``random`` = 0 (``mancala_envs.agents.ratings``; the first agent is the anchor when
+``random`` is not playing). Each agent's score (win 1, draw 1/2) comes with an interval
+bootstrapped over openings, overall and per seat. ``TournamentResult.table()`` is the
+printed table; ``to_dict()`` holds the suite and, under ``results``, one report per pair
+(``PairedResult.report`` with the two names); ``write(out_dir)`` writes ``<stem>.csv``,
+``<stem>.json`` and ``<stem>.png`` atomically (temporary file, then rename).
 """
 
 from __future__ import annotations
@@ -27,27 +31,26 @@ from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.core.game import Game
 from mancala_envs.registry import make_game
 
-from .arena import MatchResult, play_match
-from .ratings import PairResult, Ratings, bootstrap, wilson_interval
+from .arena import play_match
+from .openings import DEFAULT_OPENINGS, DEFAULT_PLIES, OpeningSuite, opening_suite
+from .paired_results import DRAW, LOSS, TRUNCATED, WIN, PairedResult, bootstrap_score_interval, score_of
+from .ratings import Ratings, bootstrap
 from .specs import make_agent
+
+
+SCORE_KEYS = ("games", "wins", "draws", "losses", "score", "score_ci")
 
 
 @dataclass
 class AgentRow:
+    """One agent's rating and results against the field; ``by_seat[s]``: as ``player_s``."""
+
     name: str
     elo: float
     low: float
     high: float
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    # per seat (0: as player_0), wins/draws/losses/games and the Wilson 95% interval of the win rate
-    seat_games: list[int] = field(default_factory=lambda: [0, 0])
-    seat_wins: list[int] = field(default_factory=lambda: [0, 0])
-    seat_draws: list[int] = field(default_factory=lambda: [0, 0])
-    seat_losses: list[int] = field(default_factory=lambda: [0, 0])
-    seat_wilson: list[tuple[float, float]] = field(default_factory=lambda: [(0.0, 1.0), (0.0, 1.0)])
+    results: dict  # games, wins, draws, losses, score, score_ci (over openings)
+    by_seat: list[dict]  # the same keys, per seat
 
 
 @dataclass
@@ -55,38 +58,36 @@ class TournamentResult:
     env_id: str
     options: dict
     agents: list[str]
-    games_per_pair: int
+    suite: OpeningSuite
     seed: int
-    matches: list[MatchResult]
+    matches: list[PairedResult]
     ratings: Ratings
     rows: list[AgentRow]
     seconds: float
 
     def table(self) -> str:
         lines = [
-            f"{self.env_id}: round robin of {len(self.agents)} agents, {self.games_per_pair} games per pair, "
-            f"seed {self.seed}, {self.seconds:.1f} s",
-            f"Elo: Bradley-Terry, anchored at {self.ratings.anchor} = 0, 95% bootstrap interval; "
-            "win rates per seat with Wilson 95% intervals",
+            f"{self.env_id}: round robin of {len(self.agents)} agents over {self.suite.label()}, each played "
+            f"from both seats ({2 * len(self.suite)} games per pair), {self.seconds:.1f} s",
+            f"Elo: Bradley-Terry, anchored at {self.ratings.anchor} = 0; scores (win 1, draw 1/2) against the "
+            "field; all intervals 95%, bootstrapped over openings",
             "",
-            f"{'agent':<28} {'Elo':>7} {'95% CI':>17} {'W':>5} {'D':>5} {'L':>5}  "
-            f"{'as player_0':>24}  {'as player_1':>24}",
+            f"{'agent':<28} {'Elo':>7} {'95% CI':>17} {'W':>5} {'D':>5} {'L':>5}  {'score':>22}  "
+            f"{'as player_0':>22}  {'as player_1':>22}",
         ]
         for r in sorted(self.rows, key=lambda r: -r.elo):
-            seats = []
-            for s in (0, 1):
-                n = r.seat_games[s]
-                rate = r.seat_wins[s] / n if n else 0.0
-                lo, hi = r.seat_wilson[s]
-                seats.append(f"{rate:6.1%} [{lo:5.1%},{hi:6.1%}]")
+            scores = [_score_cell(block) for block in (r.results, *r.by_seat)]
             lines.append(
-                f"{r.name:<28} {r.elo:>7.0f} {f'[{r.low:.0f}, {r.high:.0f}]':>17} {r.wins:>5} {r.draws:>5} "
-                f"{r.losses:>5}  {seats[0]:>24}  {seats[1]:>24}"
+                f"{r.name:<28} {r.elo:>7.0f} {f'[{r.low:.0f}, {r.high:.0f}]':>17} {r.results['wins']:>5} "
+                f"{r.results['draws']:>5} {r.results['losses']:>5}  {scores[0]:>22}  {scores[1]:>22}  {scores[2]:>22}"
             )
         lines.append("")
-        lines.append("pairs (A vs B: A wins - draws - B wins, truncated):")
+        lines.append("pairs (A vs B: A's score over openings; A wins - draws - B wins; distinct games):")
         for m in self.matches:
-            lines.append(f"  {m.agent_a} vs {m.agent_b}: {m.wins_a}-{m.draws}-{m.wins_b}, {m.truncated} truncated")
+            games, wins, draws, losses = m.counts()
+            score = _score_cell(m.report())
+            lines.append(f"  {m.agent_a} vs {m.agent_b}: {score}; {wins}-{draws}-{losses}; "
+                         f"{m.distinct_games} of {games} games distinct")
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -94,26 +95,30 @@ class TournamentResult:
             "env_id": self.env_id,
             "options": self.options,
             "agents": self.agents,
-            "games_per_pair": self.games_per_pair,
             "seed": self.seed,
             "seconds": self.seconds,
+            "openings": self.suite.to_json(),
             "anchor": self.ratings.anchor,
             "ratings": self.ratings.as_dict(),
             "rows": [r.__dict__ for r in self.rows],
-            "matches": [m.to_dict() for m in self.matches],
+            "results": [{"agent_a": m.agent_a, "agent_b": m.agent_b, **_without_suite(m.report())}
+                        for m in self.matches],
         }
 
     def csv_text(self) -> str:
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow(["agent", "elo", "elo_low", "elo_high", "games", "wins", "draws", "losses",
-                    "p0_games", "p0_wins", "p0_draws", "p0_losses", "p0_winrate_low", "p0_winrate_high",
-                    "p1_games", "p1_wins", "p1_draws", "p1_losses", "p1_winrate_low", "p1_winrate_high"])
+        header = ["agent", "elo", "elo_low", "elo_high"]
+        for prefix in ("", "p0_", "p1_"):
+            header += [f"{prefix}{key}" for key in ("games", "wins", "draws", "losses", "score", "score_low",
+                                                     "score_high")]
+        w.writerow(header)
         for r in self.rows:
-            row = [r.name, f"{r.elo:.1f}", f"{r.low:.1f}", f"{r.high:.1f}", r.games, r.wins, r.draws, r.losses]
-            for s in (0, 1):
-                row += [r.seat_games[s], r.seat_wins[s], r.seat_draws[s], r.seat_losses[s],
-                        f"{r.seat_wilson[s][0]:.4f}", f"{r.seat_wilson[s][1]:.4f}"]
+            row = [r.name, f"{r.elo:.1f}", f"{r.low:.1f}", f"{r.high:.1f}"]
+            for block in (r.results, *r.by_seat):
+                lo, hi = block["score_ci"]
+                row += [block["games"], block["wins"], block["draws"], block["losses"], _number(block["score"]),
+                        _number(lo), _number(hi)]
             w.writerow(row)
         return buf.getvalue()
 
@@ -124,7 +129,7 @@ class TournamentResult:
         stem = stem or f"tournament-{self.env_id}"
         paths = {"csv": out / f"{stem}.csv", "json": out / f"{stem}.json"}
         write_text_atomic(paths["csv"], self.csv_text())
-        write_text_atomic(paths["json"], json.dumps(self.to_dict(), indent=2, default=_json_default))
+        write_text_atomic(paths["json"], json.dumps(self.to_dict(), indent=2, default=json_default))
         if plot:
             paths["png"] = out / f"{stem}.png"
             self._plot(paths["png"])
@@ -145,7 +150,7 @@ class TournamentResult:
         ax.set_yticks(y, [r.name for r in rows])
         ax.axvline(0, color="grey", lw=0.8)
         ax.set_xlabel(f"Elo (Bradley-Terry, {self.ratings.anchor} = 0, 95% bootstrap interval)")
-        ax.set_title(f"{self.env_id}: {self.games_per_pair} games per pair")
+        ax.set_title(f"{self.env_id}: {2 * len(self.suite)} games per pair over {len(self.suite)} openings")
         fig.tight_layout()
         try:
             with atomic_output(path, suffix=".png") as tmp:  # matplotlib picks the format by extension
@@ -154,7 +159,23 @@ class TournamentResult:
             plt.close(fig)
 
 
-def _json_default(obj):
+def _score_cell(block: dict) -> str:
+    if block["score"] is None:
+        return "no decided game"
+    lo, hi = block["score_ci"]
+    return f"{block['score']:.1%} [{lo:.1%},{hi:.1%}]"
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.4f}"
+
+
+def _without_suite(report: dict) -> dict:
+    """A pair's report without the suite, which the tournament holds once."""
+    return {k: v for k, v in report.items() if k != "openings"}
+
+
+def json_default(obj):
     if isinstance(obj, np.generic):
         return obj.item()
     if isinstance(obj, np.ndarray):
@@ -194,28 +215,28 @@ class ProgressBar:
 def round_robin(
     env: str | Game,
     specs: list[str],
-    games: int = 100,
+    openings: int | OpeningSuite = DEFAULT_OPENINGS,
+    plies: tuple[int, int] = DEFAULT_PLIES,
     seed: int = 0,
     workers: int | None = None,
     bootstrap_samples: int = 200,
     progress: bool | Callable[[int, str], None] = False,
     **options,
 ) -> TournamentResult:
-    """Every pair of ``specs`` plays ``games`` games of ``env``; returns ratings and tables."""
+    """Every pair of ``specs`` plays the same opening suite of ``env``; returns ratings and tables."""
     if len(specs) < 2:
         raise ValueError(f"a tournament needs at least 2 agents, got {len(specs)}: {specs}")
     if len(set(specs)) != len(specs):
         raise ValueError(f"agent specs must be distinct, got {specs}")
     game = env if isinstance(env, Game) else make_game(env, **options)
+    suite = openings if isinstance(openings, OpeningSuite) else opening_suite(game, openings, plies, seed)
     start = time.perf_counter()
     agents = [make_agent(s, seed=seed + 1000 * k) for k, s in enumerate(specs)]
     names = [a.name for a in agents]
     pairs = list(combinations(range(len(agents)), 2))
-    bar = None
-    if progress is True:
-        bar = ProgressBar(len(pairs) * games)
+    bar = ProgressBar(len(pairs) * 2 * len(suite)) if progress is True else None
     matches = []
-    for n, (i, j) in enumerate(pairs):
+    for i, j in pairs:
         label = f"{names[i]} vs {names[j]}"
         last = [0]
 
@@ -227,31 +248,39 @@ def round_robin(
             elif callable(progress):
                 progress(step, label)
 
-        matches.append(play_match(game, agents[i], agents[j], games=games, seed=seed + 7919 * n,
-                                  workers=workers, progress=tick))
+        matches.append(play_match(game, agents[i], agents[j], suite, workers=workers, progress=tick))
     if bar is not None:
         bar.close()
-    results = [PairResult(m.agent_a, m.agent_b, m.wins_a, m.wins_b, m.draws) for m in matches]
-    ratings = bootstrap(results, names, anchor="random", samples=bootstrap_samples, seed=seed)
-    rows = []
-    for k, name in enumerate(names):
-        row = AgentRow(name, float(ratings.elo[k]), float(ratings.low[k]), float(ratings.high[k]), 0, 0, 0, 0)
-        for m in matches:
-            if name not in (m.agent_a, m.agent_b):
-                continue
-            is_a = m.agent_a == name
-            for seat_a in (0, 1):
-                seat = seat_a if is_a else 1 - seat_a
-                played = m.games_a_by_seat[seat_a]
-                wa, wb, dr = m.wins_a_by_seat[seat_a], m.wins_b_by_seat[seat_a], m.draws_by_seat[seat_a]
-                wins, losses = (wa, wb) if is_a else (wb, wa)
-                row.seat_games[seat] += played
-                row.seat_wins[seat] += wins
-                row.seat_losses[seat] += losses
-                row.seat_draws[seat] += dr
-        row.games = sum(row.seat_games)
-        row.wins, row.draws, row.losses = sum(row.seat_wins), sum(row.seat_draws), sum(row.seat_losses)
-        row.seat_wilson = [wilson_interval(row.seat_wins[s], row.seat_games[s]) for s in (0, 1)]
-        rows.append(row)
-    return TournamentResult(game.env_id, dict(game.options), names, games, seed, matches, ratings, rows,
+    ratings = bootstrap(matches, names, anchor="random", samples=bootstrap_samples, seed=seed)
+    rows = [_agent_row(name, k, ratings, matches) for k, name in enumerate(names)]
+    return TournamentResult(game.env_id, dict(game.options), names, suite, seed, matches, ratings, rows,
                             time.perf_counter() - start)
+
+
+def _agent_row(name: str, k: int, ratings: Ratings, matches: list[PairedResult]) -> AgentRow:
+    """``name``'s results against the field: its outcome columns of every match, from its side.
+
+    Columns are ``(opening, seat)`` pairs of each match it played, so resampling rows resamples
+    openings for all of its matches at once.
+    """
+    by_seat = [[], []]
+    for m in matches:
+        if name == m.agent_a:
+            by_seat[0].append(m.outcomes[:, 0])
+            by_seat[1].append(m.outcomes[:, 1])
+        elif name == m.agent_b:  # B sat in the other seat; its results are A's, negated
+            by_seat[1].append(_flip(m.outcomes[:, 0]))
+            by_seat[0].append(_flip(m.outcomes[:, 1]))
+    seats = [np.stack(columns, axis=1) for columns in by_seat]
+    blocks = [_score_block(outcomes) for outcomes in (np.concatenate(seats, axis=1), *seats)]
+    return AgentRow(name, float(ratings.elo[k]), float(ratings.low[k]), float(ratings.high[k]), blocks[0], blocks[1:])
+
+
+def _flip(outcomes: np.ndarray) -> np.ndarray:
+    return np.where(outcomes == TRUNCATED, TRUNCATED, -outcomes).astype(np.int8)
+
+
+def _score_block(outcomes: np.ndarray) -> dict:
+    return {"games": int(outcomes.size), "wins": int((outcomes == WIN).sum()), "draws": int((outcomes == DRAW).sum()),
+            "losses": int((outcomes == LOSS).sum()), "score": score_of(outcomes),
+            "score_ci": bootstrap_score_interval(outcomes)}

@@ -11,7 +11,8 @@ import pytest
 
 import mancala_envs
 from mancala_envs.agents import AGENT_FACTORIES, AgentSpecError, HumanAgent, RandomAgent, make_agent, play_match
-from mancala_envs.agents.arena import start_seeds
+from mancala_envs.agents.openings import OpeningError, opening_suite
+from mancala_envs.agents.paired_results import LOSS, TRUNCATED, WIN, PairedResult
 from mancala_envs.cli import solve as solve_command
 from mancala_envs.cli import tournament as tournament_command
 from mancala_envs.agents.ratings import PairResult, bootstrap, bradley_terry, wilson_interval
@@ -62,40 +63,52 @@ def test_human_agent_reads_notation_and_retries():
 
 def test_match_on_two_processes_equals_one():
     game = mancala_envs.make_game("kalah-v0", pits=4)
-    one = play_match(game, make_agent("greedy", seed=1), RandomAgent(seed=2), games=12, seed=3, workers=1)
-    two = play_match(game, make_agent("greedy", seed=1), RandomAgent(seed=2), games=12, seed=3, workers=2)
-    assert one.records == two.records and one.to_dict() == two.to_dict()
-    assert one.games_a_by_seat == [6, 6]
-    assert sum(one.wins_a_by_seat) == one.wins_a and sum(one.wins_b_by_seat) == one.wins_b
-    assert one.wins_a + one.wins_b + one.draws + one.truncated == 12
+    one = play_match(game, make_agent("greedy", seed=1), RandomAgent(seed=2), openings=6, seed=3, workers=1)
+    two = play_match(game, make_agent("greedy", seed=1), RandomAgent(seed=2), openings=6, seed=3, workers=2)
+    assert one.games_played == two.games_played and one.report() == two.report()
+    assert [one.counts(seat)[0] for seat in (0, 1)] == [6, 6]
+    games, wins, draws, losses = one.counts()
+    assert [sum(one.counts(seat)[k] for seat in (0, 1)) for k in range(4)] == [games, wins, draws, losses]
+    assert wins + draws + losses + int((one.outcomes == TRUNCATED).sum()) == 12
 
 
-def test_each_start_seed_is_played_from_both_seats():
-    game = mancala_envs.make_game("kalah-v0")
-    seeds = start_seeds(game, 7, seed=5)
-    assert seeds[0] == seeds[1] and seeds[2] == seeds[3] and seeds[4] == seeds[5]
-    assert len(set(seeds)) == 4
+def test_each_opening_is_played_from_both_seats():
+    suite = opening_suite("rondell-v0", 4, seed=5)
+    result = play_match("rondell-v0", RandomAgent(), RandomAgent(), suite, workers=1)
+    for i, opening in enumerate(suite.openings):
+        for seat in (0, 1):
+            deal, actions = result.games_played[2 * i + seat]
+            assert deal == opening.deal_seed and actions[:len(opening.actions)] == opening.actions
 
 
 def test_match_rejects_bad_counts():
-    with pytest.raises(ValueError, match="games"):
-        play_match("kalah-v0", RandomAgent(), RandomAgent(), games=0)
+    with pytest.raises(OpeningError, match="openings"):
+        play_match("kalah-v0", RandomAgent(), RandomAgent(), openings=0)
     with pytest.raises(ValueError, match="workers"):
-        play_match("kalah-v0", RandomAgent(), RandomAgent(), games=2, workers=0)
+        play_match("kalah-v0", RandomAgent(), RandomAgent(), openings=2, workers=0)
+    with pytest.raises(ValueError, match="suite is of kalah-v0"):
+        play_match(mancala_envs.make_game("kalah-v0", pits=4), RandomAgent(), RandomAgent(),
+                   opening_suite("kalah-v0", 2))
+
+
+def synthetic_match(a: str, b: str, p_win: float, suite, rng) -> PairedResult:
+    """A's results over ``suite``: each game won with probability ``p_win``."""
+    outcomes = np.where(rng.random((len(suite), 2)) < p_win, WIN, LOSS).astype(np.int8)
+    return PairedResult(a, b, suite, outcomes, np.zeros((len(suite), 2)))
 
 
 def test_bradley_terry_recovers_a_known_ordering():
-    # true Elo: random 0, weak 200, mid 500, strong 900; expected results of 400 games per pair
+    # true Elo: random 0, weak 200, mid 500, strong 900; 400 games per pair over 200 openings
     true = {"random": 0.0, "weak": 200.0, "mid": 500.0, "strong": 900.0}
     names = list(true)
     rng = np.random.default_rng(0)
-    pairs = []
+    suite = opening_suite("kalah-v0", 200, plies=(2, 6))
+    matches = []
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             p = 1 / (1 + 10 ** ((true[b] - true[a]) / 400))
-            wins_a = int(rng.binomial(400, p))
-            pairs.append(PairResult(a, b, wins_a, 400 - wins_a, 0))
-    r = bootstrap(pairs, names, samples=100, seed=1)
+            matches.append(synthetic_match(a, b, p, suite, rng))
+    r = bootstrap(matches, names, samples=100, seed=1)
     elo = dict(zip(r.names, r.elo))
     assert elo["random"] == 0.0
     assert elo["random"] < elo["weak"] < elo["mid"] < elo["strong"]
@@ -160,13 +173,16 @@ def test_tournament_command_writes_table_and_files(tmp_path, capsys):
 
 
 def test_round_robin_per_seat_counts():
-    result = round_robin("kalah-v0", ["random", "greedy"], games=10, seed=2, workers=1, bootstrap_samples=10, pits=3)
+    result = round_robin("kalah-v0", ["random", "greedy"], openings=5, seed=2, workers=1, bootstrap_samples=10, pits=3)
     rows = {r.name: r for r in result.rows}
     for r in rows.values():
-        assert r.seat_games == [5, 5] and r.games == 10
-        assert r.wins + r.draws + r.losses <= 10
-        for s in (0, 1):
-            lo, hi = r.seat_wilson[s]
-            assert lo <= r.seat_wins[s] / 5 <= hi
-    assert rows["random"].wins == rows["greedy"].losses
-    assert "random vs greedy" in result.table()
+        assert [seat["games"] for seat in r.by_seat] == [5, 5] and r.results["games"] == 10
+        for key in ("wins", "draws", "losses"):
+            assert r.results[key] == sum(seat[key] for seat in r.by_seat)
+        for block in (r.results, *r.by_seat):
+            lo, hi = block["score_ci"]
+            assert lo <= block["score"] <= hi
+    assert rows["random"].results["wins"] == rows["greedy"].results["losses"]
+    assert rows["random"].by_seat[0]["wins"] == result.matches[0].counts(0)[1]
+    assert "random vs greedy" in result.table() and "10 of 10 games distinct" in result.table()
+    assert result.to_dict()["results"][0]["games"] == 10

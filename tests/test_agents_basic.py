@@ -42,9 +42,10 @@ def test_greedy_follows_extra_turns():
 
 
 def test_greedy_beats_random():
-    result = play_match("kalah-v0", make_agent("greedy", seed=1), make_agent("random", seed=2), games=40, seed=0)
-    assert result.wins_a > result.wins_b
-    assert result.games_a_by_seat == [20, 20]
+    result = play_match("kalah-v0", make_agent("greedy", seed=1), make_agent("random", seed=2), openings=20, seed=0)
+    games, wins, draws, losses = result.counts()
+    assert games == 40 and wins > losses
+    assert [result.counts(seat)[0] for seat in (0, 1)] == [20, 20]
 
 
 def test_specs():

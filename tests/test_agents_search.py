@@ -259,9 +259,9 @@ def test_score_bounds_keep_the_value_and_cut_nodes(env_id, compiled, monkeypatch
 @pytest.mark.parametrize("env_id", IDS)
 def test_search_agents_beat_random(env_id, spec, compiled):
     game = mancala_envs.make_game(env_id)
-    for spec, games in ((spec, 20),):
-        result = play_match(game, make_agent(spec, seed=1), RandomAgent(seed=2), games=games, seed=4, workers=1)
-        assert result.wins_a >= 0.95 * games, result.summary()
+    result = play_match(game, make_agent(spec, seed=1), RandomAgent(seed=2), openings=10, seed=4, workers=1)
+    games, wins, _, _ = result.counts()
+    assert games == 20 and wins >= 0.95 * games, result.summary()
 
 
 def test_time_budgets_are_respected(compiled):

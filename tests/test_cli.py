@@ -38,16 +38,44 @@ def test_show_prints_options_spaces_and_overrides(capsys):
 def test_match_json(capsys):
     assert main(["match", "kalah-v0", "greedy", "random", "pits=4", "--games", "6", "--seed", "3", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["games"] == 6
-    assert result["wins_a"] + result["wins_b"] + result["draws"] + result["truncated"] == 6
-    assert result["games_a_by_seat"] == [3, 3]
+    keys = {"games", "distinct_games", "score", "score_ci", "wins", "draws", "losses"}
+    assert set(result) == keys | {"by_seat", "openings"}
+    assert [set(seat) for seat in result["by_seat"]] == [keys, keys]
+    assert result["games"] == 6 and [seat["games"] for seat in result["by_seat"]] == [3, 3]
+    assert result["wins"] + result["draws"] + result["losses"] <= 6
+    assert result["score_ci"][0] <= result["score"] <= result["score_ci"][1]
+    assert result["openings"]["n"] == 3 and len(result["openings"]["openings"]) == 3
 
 
-def test_match_is_reproducible(capsys):
-    main(["match", "kalah-bidirectional-v0", "random", "random", "--games", "4", "--json"])
+def test_deterministic_agents_over_openings_play_distinct_games(capsys):
+    assert main(["match", "kalah-v0", "alphabeta:depth=3", "greedy", "--games", "100", "--seed", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 100 and result["distinct_games"] >= 90
+
+
+def test_a_saved_suite_replays_the_same_evaluation(tmp_path, capsys):
+    argv = ["match", "kalah-v0", "greedy", "alphabeta:depth=2", "pits=4", "--openings", "5", "--seed", "2", "--json"]
+    assert main(argv) == 0
     first = capsys.readouterr().out
-    main(["match", "kalah-bidirectional-v0", "random", "random", "--games", "4", "--json"])
+    (tmp_path / "report.json").write_text(first)
+    assert main(argv[:5] + ["--suite", str(tmp_path / "report.json"), "--seed", "2", "--json"]) == 0
     assert capsys.readouterr().out == first
+    assert main(["match", "kalah-v0", "greedy", "random", "--suite", str(tmp_path / "report.json")]) == 2
+    assert "not of kalah-v0 with these options" in capsys.readouterr().err
+
+
+def test_evaluating_commands_take_the_suite_options(tmp_path, capsys):
+    suite_flags = ["pits=3", "--openings", "3", "--opening-plies", "1-2"]
+    assert main(["match", "kalah-v0", "greedy", "random", *suite_flags, "--json"]) == 0
+    match = json.loads(capsys.readouterr().out)
+    assert main(["tournament", "kalah-v0", "--agents", "greedy", "random", *suite_flags, "--out", str(tmp_path),
+                 "--no-plot", "--no-progress", "--json"]) == 0
+    tournament = json.loads(capsys.readouterr().out)
+    for suite in (match["openings"], tournament["openings"]):
+        assert suite["n"] == 3 and suite["plies"] == [1, 2]
+    (pair,) = tournament["results"]
+    assert set(pair) == {"agent_a", "agent_b"} | set(match) - {"openings"}
+    assert (pair["agent_a"], pair["agent_b"]) == ("greedy", "random") and pair["games"] == 6
 
 
 @pytest.mark.parametrize(
@@ -58,6 +86,10 @@ def test_match_is_reproducible(capsys):
         (["show", "kalah-v0", "holes=3"], "unknown option 'holes'; valid options are: pits"),
         (["match", "kalah-v0", "wizard", "random"], "unknown agent 'wizard'; known agents: alphabeta, greedy, human"),
         (["match", "kalah-v0", "random", "random", "--games", "0"], "--games must be at least 1"),
+        (["match", "kalah-v0", "random", "random", "--games", "7"], "--games must be even"),
+        (["match", "kalah-v0", "random", "random", "--games", "8", "--openings", "5"], "disagree"),
+        (["match", "kalah-v0", "random", "random", "--opening-plies", "two"], "--opening-plies must be LO-HI"),
+        (["match", "kalah-v0", "random", "random", "--openings", "-1"], "--openings must be 0"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(args, message):

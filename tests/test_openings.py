@@ -85,9 +85,12 @@ def test_too_few_distinct_openings_is_a_clear_error():
 
 
 def test_the_initial_suite_is_labelled_as_such():
-    suite = initial_suite("kalah-v0")
-    assert suite.initial_only and len(suite) == 1 and suite.openings[0].actions == ()
-    assert "initial position" in suite.label() and suite.spec()["initial_only"] is True
+    suite = initial_suite("kalah-v0", pairs=3)
+    assert suite.initial_only and len(suite) == 3 and set(suite.openings) == {suite.openings[0]}
+    assert suite.openings[0].actions == ()
+    assert "initial position only" in suite.label() and suite.spec()["initial_only"] is True
+    dealt = initial_suite("rondell-v0", pairs=3, seed=1)
+    assert len({o.deal_seed for o in dealt.openings}) == 3 and "new deal" in dealt.label()
 
 
 # -- the report ------------------------------------------------------------------------------------
@@ -127,5 +130,5 @@ def test_the_report_has_exactly_the_agreed_keys_and_per_seat_counts_add_up():
     for key in ("games", "wins", "draws", "losses", "distinct_games"):
         assert report[key] == sum(block[key] for block in report["by_seat"])
     assert (report["games"], report["wins"], report["draws"], report["losses"]) == (12, 5, 2, 4)
-    assert report["openings"] == suite.spec()
+    assert report["openings"] == suite.to_json()
     assert "score" in result.summary() and "distinct games 12 of 12" in result.summary()

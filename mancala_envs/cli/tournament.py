@@ -1,19 +1,22 @@
 """``mancala tournament``: a round robin between agents, with Elo ratings.
 
-    mancala tournament ID --agents SPEC SPEC ... [key=value ...] [--games N] [--seed S]
-                       [--workers W] [--out DIR] [--bootstrap B] [--no-plot]
-        a round robin with a progress bar; prints the ratings table and writes
-        DIR/tournament-ID.csv, .json and .png
+    mancala tournament ID --agents SPEC SPEC ... [key=value ...] [--openings N] [--opening-plies LO-HI]
+                       [--seed S] [--workers W] [--out DIR] [--bootstrap B] [--no-plot] [--json]
+        every pair plays the same opening suite, each opening from both seats; prints the
+        ratings table (or the JSON with --json) and writes DIR/tournament-ID.csv, .json and .png
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 
 from mancala_envs.agents.specs import make_agent
-from mancala_envs.agents.tournament import round_robin
+from mancala_envs.agents.tournament import json_default, round_robin
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.registry import make_game_from_args
+
+from .suite_options import add_suite_arguments, suite_from_args
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -21,13 +24,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("env_id", metavar="ID", help="an env id; game options follow as key=value")
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                    help="agent specs, e.g. random greedy alphabeta:depth=4 mcts:sims=1000")
-    p.add_argument("--games", type=int, default=100, help="games per pair (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the games and agents (default 0)")
+    add_suite_arguments(p)
+    p.add_argument("--seed", type=int, default=0, help="seed of the suite and the agents (default 0)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
     p.add_argument("--out", default="tournaments", help="directory for the CSV, JSON and plot (default tournaments/)")
     p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for the Elo intervals (default 200)")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the whole result (ratings, rows, per-pair results) as JSON")
     p.set_defaults(func=run)
     return p
 
@@ -45,14 +49,15 @@ def run(args: argparse.Namespace) -> int:
         make_agent(spec)  # fail before playing anything
         if spec.split(":")[0] == "human":
             raise MancalaError("a tournament cannot seat the human agent")
-    if args.games < 1:
-        raise MancalaError(f"--games must be at least 1, got {args.games}")
     if args.workers is not None and args.workers < 1:
         raise MancalaError(f"--workers must be at least 1, got {args.workers}")
     game = make_game_from_args(args.env_id, pairs)
-    result = round_robin(game, specs, games=args.games, seed=args.seed, workers=args.workers,
+    result = round_robin(game, specs, suite_from_args(game, args), seed=args.seed, workers=args.workers,
                          bootstrap_samples=args.bootstrap, progress=not args.no_progress)
-    print(result.table())
     paths = result.write(args.out, plot=not args.no_plot)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, default=json_default))
+        return 0
+    print(result.table())
     print("\nwrote " + ", ".join(str(p) for p in paths.values()))
     return 0
