@@ -4,7 +4,9 @@
 of the game (uniformly random moves from the start, a random number of them), solves every
 move of each position exactly (``agents.search.solve``, one shared transposition table), and
 reports how often the agent's move is one of the optimal ones (those keeping the mover's
-best final score difference).
+best final score difference), with a 95% interval bootstrapped over the positions. The
+positions are distinct (``openings.position_key``: a repeated position would count one
+decision twice), and the agent is reset with the same seed before each one.
 
 ``max_board=K`` keeps only positions with at most ``K`` stones still on the board (outside
 the scores; games with ``scores_only_grow``): endgames of a board too big to solve from the
@@ -19,9 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from mancala_envs.core.game import Game, State
-from mancala_envs.registry import make_game
+from mancala_envs.registry import game_of
 
 from .base import Agent
+from .openings import position_key
 from .search import TranspositionTable, solve
 
 __all__ = ["OptimalMoveRate", "move_values", "optimal_move_rate"]
@@ -34,6 +37,7 @@ class OptimalMoveRate:
     positions: int
     optimal: int
     rate: float
+    rate_ci: list[float]  # 95% percentile interval, bootstrapped over positions
     mean_loss: float  # mean score-difference lost by the agent's move against the best move
 
 
@@ -63,6 +67,7 @@ def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_trie
                       max_board: int | None = None) -> list[State]:
     lengths = []
     out: list[State] = []
+    seen: set[tuple] = set()
     tries = 0
     while len(out) < count and tries < max_tries:
         tries += 1
@@ -81,7 +86,9 @@ def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_trie
             continue
         if max_board is not None and _stones_on_board(state) > max_board:
             continue
-        out.append(state)
+        if position_key(state) not in seen:
+            seen.add(position_key(state))
+            out.append(state)
     return out
 
 
@@ -90,23 +97,30 @@ def optimal_move_rate(agent: Agent, env: str | Game, positions: int = 100, seed:
     """Share of sampled positions where ``agent`` plays an optimal move (see the module docstring)."""
     if positions < 1:
         raise ValueError(f"positions must be at least 1, got {positions}")
-    game = env if isinstance(env, Game) else make_game(env, **options)
+    game = game_of(env, **options)
     if max_board is not None and _stones_on_board(game.new_state(0)) is None:
         raise ValueError(f"max_board needs a game whose scores only grow (Kalah, Afrika, Progressive); "
                          f"{game.env_id} does not count stones on the board")
     rng = np.random.default_rng(seed)
     tt = TranspositionTable(tt_bits)
     states = _sample_positions(game, positions, rng, max_board=max_board)
-    optimal = 0
+    hits = np.zeros(len(states))
     loss = 0.0
-    agent.reset(seed=seed)
-    for state in states:
+    for i, state in enumerate(states):
         values = move_values(state, tt, key)
         best = max(values.values())
+        agent.reset(seed=seed)
         move = agent.act(state.clone())
-        if values[move] == best:
-            optimal += 1
+        hits[i] = values[move] == best
         loss += best - values[move]
     n = len(states)
-    return OptimalMoveRate(game.env_id, getattr(agent, "name", type(agent).__name__), n, optimal,
-                           optimal / max(n, 1), loss / max(n, 1))
+    return OptimalMoveRate(game.env_id, agent.name, n, int(hits.sum()), float(hits.mean()) if n else 0.0,
+                           _bootstrap_mean_interval(hits, seed), loss / max(n, 1))
+
+
+def _bootstrap_mean_interval(values: np.ndarray, seed: int, samples: int = 2000) -> list[float]:
+    if len(values) == 0:
+        return [0.0, 1.0]
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xB007]))
+    means = values[rng.integers(len(values), size=(samples, len(values)))].mean(axis=1)
+    return [float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))]

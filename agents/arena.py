@@ -1,9 +1,9 @@
 """Matches between agents over an opening suite: every opening played from both seats.
 
-``play_match(env, agent_a, agent_b, openings=100, plies=(2, 4), seed=0, workers=1)``
+``play_match(env, agent_a, agent_b, openings=100, plies=None, seed=0, workers=1)``
 
 * ``openings`` is a number of openings (a suite is drawn with ``opening_suite(env, openings,
-  plies, seed)``; ``mancala_envs.agents.openings``) or a ready ``OpeningSuite``; the match
+  plies, seed)``, whose ``plies`` default suits the game; ``mancala_envs.agents.openings``) or a ready ``OpeningSuite``; the match
   is ``2 * len(suite)`` games. Game ``2i`` starts from opening ``i`` with agent A as
   ``player_0``, game ``2i + 1`` from the same opening with A as ``player_1``, so the luck of
   a deal or of an opening favours each agent once per pair.
@@ -28,11 +28,11 @@ from typing import Callable
 import numpy as np
 
 from mancala_envs.core.game import Game, State
-from mancala_envs.registry import make_game
+from mancala_envs.registry import game_of
 
 from .base import Agent
 from .matchplay import play_game as play_out
-from .openings import DEFAULT_OPENINGS, DEFAULT_PLIES, OpeningSuite, opening_suite
+from .openings import DEFAULT_OPENINGS, OpeningSuite, opening_suite
 from .paired_results import DRAW, LOSS, TRUNCATED, WIN, PairedResult
 
 
@@ -77,7 +77,7 @@ def play_match(
     agent_a: Agent,
     agent_b: Agent,
     openings: int | OpeningSuite = DEFAULT_OPENINGS,
-    plies: tuple[int, int] = DEFAULT_PLIES,
+    plies: tuple[int, int] | None = None,
     seed: int = 0,
     workers: int | None = 1,
     progress: Callable[[int], None] | None = None,
@@ -87,7 +87,7 @@ def play_match(
 
     ``progress(n)`` is called after each finished game with the number finished so far.
     """
-    game = env if isinstance(env, Game) else make_game(env, **options)
+    game = game_of(env, **options)
     suite = openings if isinstance(openings, OpeningSuite) else opening_suite(game, openings, plies, seed)
     if suite.game != game:
         raise ValueError(f"the opening suite is of {suite.env_id} {suite.options}, not of this game ({game!r})")

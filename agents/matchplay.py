@@ -28,7 +28,7 @@ import numpy as np
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.game import Game, State
 from mancala_envs.records import GameRecord
-from mancala_envs.registry import make_game
+from mancala_envs.registry import game_of
 
 
 @dataclass
@@ -126,12 +126,7 @@ def play_deal_match(env: str | Game, agent_a, agent_b, seed: int, **options: Any
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise MancalaError(f"play_deal_match: seed must be an integer >= 0 (it decides the deal), got {seed!r}")
-    if isinstance(env, Game):
-        if options:
-            raise MancalaError("play_deal_match: options can only be given with an env id, not with a Game")
-        game = env
-    else:
-        game = make_game(env, **options)
+    game = game_of(env, **options)
     seed = int(seed)
     agent_seeds = np.random.SeedSequence([seed, 7]).generate_state(4, dtype=np.uint32)
     name_a = getattr(agent_a, "name", "a")

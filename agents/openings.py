@@ -7,15 +7,17 @@ if they were independent says nothing. An evaluation therefore starts its games 
 *opening suite*: ``n`` distinct positions, each played twice with the seats swapped (the
 pair is the unit of independence: ``mancala_envs.agents.arena``).
 
-``opening_suite(env_id, n, plies=(2, 4), seed=0, balanced=None, **options)``
+``opening_suite(env_id, n, plies=None, seed=0, balanced=None, **options)``
 
 * Each opening is reached from the start position by a number of uniformly random legal
   plies drawn from ``plies`` (inclusive). An opening is kept only if the game is still on
   and the position (the player to move and what each player observes) differs from every
   opening kept so far.
 * **Dealt games** (Rondell, Widdershins: the start position depends on the seed given to
-  ``new_state``) draw a seeded deal per opening; ``plies=(0, 0)`` gives pure deals. A game
-  is treated as dealt when two seeds give two different start positions.
+  ``new_state``) draw a seeded deal per opening. The deal alone already makes the openings
+  distinct, so their default is the pure deal (``plies=(0, 0)``); random plies after it can
+  be asked for. Other games default to ``plies=(2, 4)``. A game is treated as dealt when
+  two seeds give two different start positions.
 * ``balanced=d`` searches every candidate ``d`` plies deep with alpha-beta
   (``mancala_envs.agents.search``) and rejects it when the search proves the result or finds
   one side ahead by more than ``max_margin`` (default: a quarter of the stones or cards in
@@ -49,13 +51,14 @@ import numpy as np
 
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.game import Game, State
-from mancala_envs.registry import make_game
+from mancala_envs.registry import game_of, make_game
 
 from .search import WIN_BONUS, search
 
 # Candidates drawn per requested opening before giving up (duplicates, games that end).
 ATTEMPTS_PER_OPENING = 50
-DEFAULT_PLIES = (2, 4)
+DEFAULT_PLIES = (2, 4)  # games without a deal
+DEFAULT_DEALT_PLIES = (0, 0)  # dealt games: the deal is the opening
 DEFAULT_OPENINGS = 100
 
 
@@ -106,6 +109,8 @@ class OpeningSuite:
             return f"the initial position only{deals}, {len(self)} pairs: not independent openings"
         lo, hi = self.plies
         plies = f"{lo} random plies" if lo == hi else f"{lo}-{hi} random plies"
+        if is_dealt(self.game):
+            plies = "deals" + ("" if hi == 0 else f" and {plies}")
         balanced = f", balanced at depth {self.balanced}" if self.balanced else ""
         return f"{len(self)} openings of {plies} (seed {self.seed}{balanced})"
 
@@ -154,16 +159,18 @@ def default_max_margin(game: Game, state: State) -> float | None:
 def opening_suite(
     env_id: str | Game,
     n: int = DEFAULT_OPENINGS,
-    plies: tuple[int, int] = DEFAULT_PLIES,
+    plies: tuple[int, int] | None = None,
     seed: int = 0,
     balanced: int | None = None,
     max_margin: float | None = None,
     **options: Any,
 ) -> OpeningSuite:
     """``n`` distinct openings of ``env_id`` (an id with ``options``, or a ``Game``); see the module docstring."""
-    game = _game_of(env_id, options)
-    lo, hi = _check_arguments(n, plies, seed, balanced)
+    game = game_of(env_id, **options)
     dealt = is_dealt(game)
+    if plies is None:
+        plies = DEFAULT_DEALT_PLIES if dealt else DEFAULT_PLIES
+    lo, hi = _check_arguments(n, plies, seed, balanced)
     if not dealt and hi == 0:
         raise OpeningError(f"{game.env_id}: the start position is not dealt, so openings need plies > 0; "
                            f"got plies=({lo}, {hi})")
@@ -197,21 +204,13 @@ def initial_suite(env_id: str | Game, pairs: int = 1, seed: int = 0, **options: 
     A dealt game draws a new deal for each pair (from ``seed``). Deterministic agents replay
     the same game from such a suite: its report says so (``distinct_games``, the label).
     """
-    game = _game_of(env_id, options)
+    game = game_of(env_id, **options)
     if isinstance(pairs, bool) or not isinstance(pairs, (int, np.integer)) or pairs < 1:
         raise OpeningError(f"the number of game pairs must be an integer >= 1, got {pairs!r}")
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0x0BE1]))
     deals = rng.integers(2**31, size=pairs) if is_dealt(game) else np.zeros(pairs, np.int64)
     return OpeningSuite(game.env_id, _options_of(game), seed, (0, 0), None, None,
                         tuple(Opening(int(d), ()) for d in deals), initial_only=True, game=game)
-
-
-def _game_of(env_id: str | Game, options: dict[str, Any]) -> Game:
-    if isinstance(env_id, Game):
-        if options:
-            raise OpeningError("options can only be given with an env id, not with a Game")
-        return env_id
-    return make_game(env_id, **options)
 
 
 def _options_of(game: Game) -> dict[str, Any]:

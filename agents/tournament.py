@@ -20,7 +20,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import Callable
@@ -29,10 +29,10 @@ import numpy as np
 
 from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.core.game import Game
-from mancala_envs.registry import make_game
+from mancala_envs.registry import game_of
 
 from .arena import play_match
-from .openings import DEFAULT_OPENINGS, DEFAULT_PLIES, OpeningSuite, opening_suite
+from .openings import DEFAULT_OPENINGS, OpeningSuite, opening_suite
 from .paired_results import DRAW, LOSS, TRUNCATED, WIN, PairedResult, bootstrap_score_interval, score_of
 from .ratings import Ratings, bootstrap
 from .specs import make_agent
@@ -216,7 +216,7 @@ def round_robin(
     env: str | Game,
     specs: list[str],
     openings: int | OpeningSuite = DEFAULT_OPENINGS,
-    plies: tuple[int, int] = DEFAULT_PLIES,
+    plies: tuple[int, int] | None = None,
     seed: int = 0,
     workers: int | None = None,
     bootstrap_samples: int = 200,
@@ -228,7 +228,7 @@ def round_robin(
         raise ValueError(f"a tournament needs at least 2 agents, got {len(specs)}: {specs}")
     if len(set(specs)) != len(specs):
         raise ValueError(f"agent specs must be distinct, got {specs}")
-    game = env if isinstance(env, Game) else make_game(env, **options)
+    game = game_of(env, **options)
     suite = openings if isinstance(openings, OpeningSuite) else opening_suite(game, openings, plies, seed)
     start = time.perf_counter()
     agents = [make_agent(s, seed=seed + 1000 * k) for k, s in enumerate(specs)]

@@ -35,7 +35,7 @@ from gymnasium import spaces
 
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, State
-from .registry import make_game
+from .registry import game_of
 from .render import PICTURE_MODES, RENDER_FPS, Painter
 
 _RESET_ATTEMPTS = 100
@@ -76,12 +76,7 @@ class MancalaGymEnv(gymnasium.Env):
         render_mode: str | None = None,
         **options: Any,
     ):
-        if isinstance(game, Game):
-            if options:
-                raise InvalidOptionError("options can only be given with an env id, not with a Game object")
-            self.game = game
-        else:
-            self.game = make_game(game, **options)
+        self.game = game_of(game, **options)
         if learner_seat not in (0, 1, "alternate", "random"):
             raise InvalidOptionError(
                 f"learner_seat={learner_seat!r} is not allowed; use 0, 1, 'alternate' or 'random'"

@@ -86,6 +86,20 @@ def make_game(env_id: str, **options: Any) -> Game:
     return entry.game_class(env_id, entry.preset, **options)
 
 
+def game_of(env: str | Game, **options: Any) -> Game:
+    """The rules object of ``env``: a registered id built with ``options``, or a ``Game`` as it is.
+
+    Options cannot be given with a ``Game`` (its options are already chosen); that raises
+    ``InvalidOptionError`` rather than ignoring them.
+    """
+    if isinstance(env, Game):
+        if options:
+            raise InvalidOptionError(
+                f"options can only be given with an env id, not with a Game object (got {', '.join(options)})")
+        return env
+    return make_game(env, **options)
+
+
 def parse_options(env_id: str, pairs: Sequence[str]) -> dict[str, Any]:
     """Typed game options of ``env_id`` from ``key=value`` strings (``["pits=4", "seeds=3"]``).
 

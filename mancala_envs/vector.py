@@ -37,7 +37,7 @@ from numba import njit, prange
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, Kernel, State
 from .core.playout import _splitmix64
-from .registry import make_game
+from .registry import game_of
 
 _COMPILED: dict[tuple[Kernel, bool], tuple] = {}
 
@@ -164,12 +164,7 @@ class BatchEnv:
     def __init__(self, env_id: str | Game, num_envs: int, seed: int | None = None, **options: Any):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if isinstance(env_id, Game):
-            if options:
-                raise InvalidOptionError("options can only be given with an env id, not with a Game object")
-            self.game = env_id
-        else:
-            self.game = make_game(env_id, **options)
+        self.game = game_of(env_id, **options)
         game = self.game
         self.num_envs = int(num_envs)
         self.num_actions = game.num_actions

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import mancala_envs
+from mancala_envs.core.errors import InvalidOptionError
 from mancala_envs.agents import AGENT_FACTORIES, AgentSpecError, HumanAgent, RandomAgent, make_agent, play_match
 from mancala_envs.agents.openings import OpeningError, opening_suite
 from mancala_envs.agents.paired_results import LOSS, TRUNCATED, WIN, PairedResult
@@ -86,6 +87,8 @@ def test_match_rejects_bad_counts():
         play_match("kalah-v0", RandomAgent(), RandomAgent(), openings=0)
     with pytest.raises(ValueError, match="workers"):
         play_match("kalah-v0", RandomAgent(), RandomAgent(), openings=2, workers=0)
+    with pytest.raises(InvalidOptionError, match=r"options can only be given with an env id, not with a Game object \(got games\)"):
+        play_match(mancala_envs.make_game("kalah-v0"), RandomAgent(), RandomAgent(), games=4)
     with pytest.raises(ValueError, match="suite is of kalah-v0"):
         play_match(mancala_envs.make_game("kalah-v0", pits=4), RandomAgent(), RandomAgent(),
                    opening_suite("kalah-v0", 2))

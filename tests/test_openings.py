@@ -29,22 +29,26 @@ def test_a_suite_is_seeded_distinct_and_playable(env_id):
     assert opening_suite(env_id, 30, seed=4).openings != suite.openings
     keys = [position_key(suite.start(i)) for i in range(len(suite))]
     assert len(set(keys)) == 30  # no duplicate openings
+    dealt = suite.game.new_state(0) != suite.game.new_state(1)
     for i in range(len(suite)):
         state = suite.start(i)
         assert not state.is_terminal() and not state.is_truncated()
-        assert 2 <= len(suite.openings[i].actions) <= 4
+        assert len(suite.openings[i].actions) == 0 if dealt else 2 <= len(suite.openings[i].actions) <= 4
 
 
 def test_dealt_games_draw_a_deal_per_opening():
-    suite = opening_suite("rondell-v0", 20, plies=(0, 0), seed=1)
+    suite = opening_suite("rondell-v0", 20, seed=1)  # the default for a dealt game: the deal alone
     assert len({o.deal_seed for o in suite.openings}) == 20
-    assert all(o.actions == () for o in suite.openings)
+    assert all(o.actions == () for o in suite.openings) and suite.plies == (0, 0)
+    assert suite.label().startswith("20 openings of deals")
+    with_plies = opening_suite("rondell-v0", 20, plies=(1, 3), seed=1)
+    assert all(1 <= len(o.actions) <= 3 for o in with_plies.openings)
     with pytest.raises(OpeningError, match="not dealt"):
         opening_suite("kalah-v0", 5, plies=(0, 0))
 
 
 def test_the_same_seed_gives_the_same_deal_and_plies_as_a_fresh_replay():
-    suite = opening_suite("widdershins-v0", 5, seed=9)
+    suite = opening_suite("widdershins-v0", 5, plies=(1, 4), seed=9)
     game = mancala_envs.make_game("widdershins-v0")
     for opening in suite.openings:
         state = game.new_state(opening.deal_seed)

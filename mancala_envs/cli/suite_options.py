@@ -2,7 +2,8 @@
 
     --openings N         distinct openings, each played from both seats (default 100: 200 games
                          per pair); 0 plays from the initial position only, labelled as such
-    --opening-plies L-H  random plies that make an opening (default 2-4; "3" for exactly 3)
+    --opening-plies L-H  random plies that make an opening ("3" for exactly 3; default 2-4,
+                         and 0 for a dealt game, whose deal is the opening)
     --balanced D         leave out openings a depth-D alpha-beta search finds decided
     --suite FILE         replay a saved suite (the "openings" of an earlier --json report, or
                          OpeningSuite.to_json) instead of drawing one
@@ -25,8 +26,8 @@ def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--openings", type=int, default=None, metavar="N",
                         help=f"distinct openings, each played from both seats (default {DEFAULT_OPENINGS}); "
                              "0: the initial position only")
-    parser.add_argument("--opening-plies", default="2-4", metavar="LO-HI",
-                        help="random plies that make an opening (default 2-4)")
+    parser.add_argument("--opening-plies", default=None, metavar="LO-HI",
+                        help="random plies that make an opening (default 2-4; dealt games: 0, the deal)")
     parser.add_argument("--balanced", type=int, default=None, metavar="DEPTH",
                         help="leave out openings a depth-DEPTH alpha-beta search finds already decided")
     parser.add_argument("--suite", default=None, metavar="FILE", help="replay a saved opening suite (JSON)")
@@ -51,7 +52,8 @@ def suite_from_args(game: Game, args: argparse.Namespace) -> OpeningSuite:
         openings = DEFAULT_OPENINGS if games is None else games // 2
     elif games is not None and games != 2 * openings:
         raise MancalaError(f"--games {games} and --openings {openings} disagree: each opening is two games")
-    return opening_suite(game, openings, parse_plies(args.opening_plies), args.seed, balanced=args.balanced)
+    plies = None if args.opening_plies is None else parse_plies(args.opening_plies)
+    return opening_suite(game, openings, plies, args.seed, balanced=args.balanced)
 
 
 def parse_plies(text: str) -> tuple[int, int]:
