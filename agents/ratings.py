@@ -113,28 +113,31 @@ def bootstrap(matches: list, names: list[str] | None = None, anchor: str = "rand
               samples: int = 200, seed: int = 0) -> Ratings:
     """``bradley_terry`` plus 95% percentile intervals, resampling the openings.
 
-    ``matches`` are ``PairedResult`` of pairs that played the same opening suite: each sample
-    draws the openings with replacement once, for every pair alike (an opening is the unit of
-    independence, and one hard opening is hard for everybody), and refits.
+    ``matches`` are ``PairedResult``: each sample draws the openings of every suite with
+    replacement once, and every pair that played that suite is resampled with the same
+    openings (an opening is the unit of independence, and one hard opening is hard for
+    everybody); then the ratings are refitted.
     """
     point = bradley_terry([m.pair_result() for m in matches], names, anchor, prior)
     names = point.names
     rng = np.random.default_rng(seed)
     k = names.index(point.anchor)
-    openings = {len(m.suite) for m in matches}
-    if len(openings) != 1:
-        raise ValueError(f"bootstrap: every pair must play the same suite; suites of {sorted(openings)} openings")
-    n = openings.pop()
+    suites = {_suite_key(m.suite): len(m.suite) for m in matches}
     draws = np.zeros((samples, len(names)))
     for s in range(samples):
-        rows = rng.integers(n, size=n)
-        W = _matrix(names, [m.pair_result(rows) for m in matches])
+        rows = {key: rng.integers(n, size=n) for key, n in suites.items()}
+        W = _matrix(names, [m.pair_result(rows[_suite_key(m.suite)]) for m in matches])
         met = ((W + W.T) > 0).astype(float)
         logp = _fit(W, met, prior, iters=500, tol=1e-8)
         draws[s] = ELO * (logp - logp[k])
     point.low = np.percentile(draws, 2.5, axis=0)
     point.high = np.percentile(draws, 97.5, axis=0)
     return point
+
+
+def _suite_key(suite) -> str:
+    """Matches over equal suites share their resampled openings."""
+    return repr(sorted(suite.spec().items()))
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
