@@ -443,7 +443,6 @@ FAMILIES: dict[type, Family] = {
                 # (reservation, partial, bottom_up): the two variants exclude each other
                 "variant": (rondell_variant, every((r, p, b) for r, p in ((False, False), (True, False), (False, True))
                                                    for b in (False, True))),
-                "deck": (lambda opts: (opts["piles"], opts["cards_per_pile"]), every(d[:2] for d in RONDELL_DECKS)),
             },
         ),
         positions=Positions(make=rondell_position, seed=99, chunks=1, count=300, complete=False),
