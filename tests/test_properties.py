@@ -31,7 +31,7 @@ from mancala_envs.games.widdershins import WiddershinsGame
 from mancala_envs.records import GameRecord, load_json, save_json
 from reference.progressive_ref import ProgressiveReference
 
-NO_MOVES = [0.0, 0.0]
+NO_RESULT_YET = [0.0, 0.0]
 
 # --------------------------------------------------------------------------------------------
 # Per-family checks, chosen by the game class
@@ -42,8 +42,9 @@ class Checks:
     """What a family adds to the shared properties; the defaults add nothing.
 
     Class attributes are data: the option variations drawn (``options``, on ``base_id``), the
-    number of hypothesis examples per registered id, how long a game may run and how long the
-    list of choices is."""
+    number of hypothesis examples per registered id (each example is one whole game; over a
+    family's ids they add up to at least what its own property file ran), how long a game may
+    run and how long the list of choices is."""
 
     base_id: str
     options: st.SearchStrategy | None = None
@@ -309,9 +310,10 @@ class AfrikaChecks(Checks):
         assert game.info(state)["margin"] >= 0
 
 
+# what to_json adds to a position: the repetition record and the end
 RONDELL_RECORD_KEYS = ("history", "terminal", "end", "leftover_to")
 
-
+# valid custom decks (piles, cards_per_pile, red_pairs, blue_pairs), odd and even pile counts
 RONDELL_DECKS = [(2, 3, 1, 2), (8, 3, 5, 7), (5, 6, 7, 8), (9, 6, 13, 14), (7, 8, 13, 15), (16, 7, 27, 29)]
 
 
@@ -667,7 +669,7 @@ def test_returns_zero_until_terminal_then_follow_the_result(env_id):
         for ply, state, action in play(game, checks, choices, seed):
             if action is not None:
                 assert not state.is_terminal()
-                assert state.returns() == NO_MOVES, f"ply {ply}"
+                assert state.returns() == NO_RESULT_YET, f"ply {ply}"
                 assert game.info(state).get("result") is None
         if state.is_terminal():
             returns = state.returns()
