@@ -74,7 +74,8 @@ class AfrikaReference:
         return SOUTH if seat == NORTH else NORTH
 
     # -- positions -----------------------------------------------------------------------------
-    def initial(self) -> RefState:
+    def initial(self, seed: int = 0) -> RefState:
+        """The start (nothing is dealt, so ``seed`` changes nothing)."""
         return RefState({name: self.stones for name in self.ring}, {NORTH: 0, SOUTH: 0}, NORTH)
 
     def from_json(self, payload: dict) -> RefState:
@@ -192,6 +193,9 @@ class AfrikaReference:
         if self.target is not None and max(n_cap, s_cap) >= self.target:
             return "target"
         return "empty_board"
+
+    def scores(self, state: RefState) -> list:
+        return self.to_json(state)["captured"]
 
     def returns(self, state: RefState) -> list:
         if not self.is_terminal(state):

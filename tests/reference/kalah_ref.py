@@ -109,7 +109,8 @@ class KalahReference:
         self.events: Counter = Counter()
 
     # -- positions ------------------------------------------------------------------------
-    def initial(self) -> RefState:
+    def initial(self, seed: int = 0) -> RefState:
+        """The start (nothing is dealt, so ``seed`` changes nothing)."""
         if self.chosen_start:
             return RefState(rows=[[0] * self.n, [0] * self.n], stores=[0, 0], to_move=0, phase=PHASE_SETUP)
         state = RefState(rows=[[self.seeds] * self.n, [self.seeds] * self.n], stores=[0, 0], to_move=0)
@@ -147,6 +148,9 @@ class KalahReference:
 
     def current_player(self, state: RefState) -> int:
         return -1 if state.terminal else state.to_move
+
+    def scores(self, state: RefState) -> list:
+        return list(state.stores)
 
     def returns(self, state: RefState) -> list:
         if not state.terminal:

@@ -72,7 +72,8 @@ class ProgressiveReference:
         self.last_steps = 0  # positions visited by the last move (skipped ones included)
 
     # -- positions ------------------------------------------------------------------------
-    def initial(self) -> RefState:
+    def initial(self, seed: int = 0) -> RefState:
+        """The start (nothing is dealt, so ``seed`` changes nothing)."""
         board = {label: self.stones for label in self.labels}
         board[GOAL] = 0
         return RefState(board=board, captured=[0, 0], to_move=0, allowed=1, outcomes=[])
@@ -112,6 +113,12 @@ class ProgressiveReference:
 
     def current_player(self, state: RefState) -> int:
         return -1 if state.terminal else state.to_move
+
+    def is_terminal(self, state: RefState) -> bool:
+        return state.terminal
+
+    def scores(self, state: RefState) -> list:
+        return list(state.captured)
 
     def returns(self, state: RefState) -> list:
         if not state.terminal:

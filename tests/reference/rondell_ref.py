@@ -99,6 +99,9 @@ class RondellReference:
         s.start = self.snapshot_json(s)
         return s
 
+    def is_terminal(self, s: RefState) -> bool:
+        return s.terminal
+
     def current_player(self, s: RefState) -> int:
         return -1 if s.terminal else s.to_move
 

@@ -222,6 +222,9 @@ class WiddershinsReference:
             self.events["capture_lower"] += 1
         return False
 
+    def is_terminal(self, s: RefState) -> bool:
+        return s.terminal
+
     def current_player(self, s: RefState) -> int:
         return -1 if s.terminal else s.to_move
 
