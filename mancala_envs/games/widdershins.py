@@ -169,15 +169,16 @@ from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of
 from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
-    hash_finish,
-    hash_mix,
-    hash_start,
-    rep_action,
     rep_block_size,
     rep_clear,
     rep_count,
-    rep_find,
     rep_push,
+    record_ply,
+    replay_checked,
+    snapshot_restore,
+    snapshot_take,
+    stacks_equal,
+    stacks_hash,
 )
 
 N_POS = 12
@@ -207,6 +208,8 @@ H_LAST_MOVER = 6
 H_CAPTURED = 7  # 7 red, 8 black
 H_LAP_LIMIT = 9
 HEADER_SIZE = 10
+# The header entries that belong to a position for the repetition rule (hashed, snapshotted).
+POSITION_FIELDS = (H_TO_MOVE, H_FIRST)
 O_SNAP = O_HEAD + HEADER_SIZE
 SNAP_SIZE = N_POS + CAP + 2
 O_REP = O_SNAP + SNAP_SIZE
@@ -268,33 +271,12 @@ def _owned(state, pos, colour):
 
 @njit(cache=True)
 def _position_hash(state):
-    h = hash_start()
-    for i in range(N_POS):
-        n = state[O_H + i]
-        h = hash_mix(h, n)
-        for j in range(n):
-            h = hash_mix(h, state[i * CAP + j])
-    h = hash_mix(h, state[O_HEAD + H_TO_MOVE])
-    h = hash_mix(h, state[O_HEAD + H_FIRST])
-    return hash_finish(h)
+    return stacks_hash(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS)
 
 
 @njit(cache=True)
 def _new_stretch(state, params):
-    old_total = 0
-    for i in range(N_POS):
-        old_total += state[O_SNAP + i]
-    k = 0
-    for i in range(N_POS):
-        n = state[O_H + i]
-        state[O_SNAP + i] = n
-        for j in range(n):
-            state[O_SNAP + N_POS + k] = state[i * CAP + j]
-            k += 1
-    for j in range(k, old_total):
-        state[O_SNAP + N_POS + j] = 0
-    state[O_SNAP + N_POS + CAP] = state[O_HEAD + H_TO_MOVE]
-    state[O_SNAP + N_POS + CAP + 1] = state[O_HEAD + H_FIRST]
+    snapshot_take(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS, O_SNAP)
     rep = params[P_O_REP]
     cap = params[P_CAP]
     rep_clear(state, rep, cap)
@@ -302,27 +284,14 @@ def _new_stretch(state, params):
 
 
 @njit(cache=True)
-def _load_snapshot(state):
-    for i in range(N_POS * CAP):
-        state[i] = 0
-    k = 0
-    for i in range(N_POS):
-        n = state[O_SNAP + i]
-        state[O_H + i] = n
-        for j in range(n):
-            state[i * CAP + j] = state[O_SNAP + N_POS + k]
-            k += 1
-    state[O_HEAD + H_TO_MOVE] = state[O_SNAP + N_POS + CAP]
-    state[O_HEAD + H_FIRST] = state[O_SNAP + N_POS + CAP + 1]
+def _load_snapshot(state, params):
+    snapshot_restore(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS, O_SNAP)
     state[O_HEAD + H_DONE] = 0
 
 
 @njit(cache=True)
-def _same_position(a, b):
-    for i in range(O_HEAD):
-        if a[i] != b[i]:
-            return False
-    return a[O_HEAD + H_TO_MOVE] == b[O_HEAD + H_TO_MOVE] and a[O_HEAD + H_FIRST] == b[O_HEAD + H_FIRST]
+def _same_position(a, b, params):
+    return stacks_equal(a, b, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS)
 
 
 @njit(cache=True)
@@ -480,34 +449,16 @@ def _play(state, params, action):
 
 
 @njit(cache=True)
-def _confirm(state, params, j):
-    scratch = state.copy()
-    _load_snapshot(scratch)
-    rep = params[P_O_REP]
-    cap = params[P_CAP]
-    for i in range(1, j + 1):
-        _play(scratch, params, rep_action(state, rep, cap, i))
-    return _same_position(scratch, state)
-
-
-@njit(cache=True)
 def _record(state, params, action, captured):
-    rep = params[P_O_REP]
-    cap = params[P_CAP]
     if captured:
         _new_stretch(state, params)
         return
     h = _position_hash(state)
-    if not state[O_HEAD + H_DONE]:
-        j = rep_find(state, rep, cap, h, 0)
-        while j >= 0:
-            if _confirm(state, params, j):
-                state[O_HEAD + H_DONE] = 1
-                state[O_HEAD + H_END] = END_REPETITION
-                break
-            j = rep_find(state, rep, cap, h, j + 1)
-    if not rep_push(state, rep, cap, h, action):
-        _new_stretch(state, params)
+    look = not state[O_HEAD + H_DONE]
+    rep = params[P_O_REP]
+    if record_ply(state, params, rep, params[P_CAP], action, h, look, _new_stretch, _load_snapshot, _play, _same_position):
+        state[O_HEAD + H_DONE] = 1
+        state[O_HEAD + H_END] = END_REPETITION
 
 
 # -- kernel ---------------------------------------------------------------------------------
@@ -657,21 +608,8 @@ OBS_SIZE = N_POS * CAP * 3 + 2 * N_POS + 5
 
 @njit(cache=True)
 def _replay(state, params, actions, out):
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    out[0] = -1
-    out[1] = 0
-    for i in range(actions.shape[0]):
-        if current_player(state, params) < 0:
-            out[0] = i
-            out[1] = 1
-            return
-        legal_mask(state, params, mask)
-        a = actions[i]
-        if a < 0 or a >= NUM_ACTIONS or mask[a] == 0:
-            out[0] = i
-            out[1] = 2
-            return
-        apply(state, params, a)
+    """Apply ``actions`` with legality checks; out = (index of the first bad action or -1, reason)."""
+    replay_checked(state, params, actions, out, NUM_ACTIONS, current_player, legal_mask, apply)
 
 
 # -- the rules object -----------------------------------------------------------------------
