@@ -197,18 +197,17 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of, json_int, json_int_list, view_cell
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 
-# -- parameter vector ---------------------------------------------------------------------
+# -- parameter vector: the options of PARAM_OPTIONS (Option.encode), then derived values ----
 P_HOLES = 0
 P_STONES = 1
 P_SKIP_ORIGIN = 2
 P_TOTAL = 3  # holes * stones
 P_STEP_LIMIT = 4  # the guard's bound on the steps of one move: (n+1)*T + n
 P_OBS_CAP = 5  # the observation's high; the turn counters are clipped to it
-NUM_PARAMS = 6
 
 NO_CAP_OBS = 10**6  # stands in for max_plies in the observation bound when there is no cap
 
@@ -415,17 +414,11 @@ class ProgressiveGame(Game):
         Option("max_plies", 1000, "int", MAX_PLIES_OPTION_DOC, low=1, high=10**6, allow_none=True),
     )
 
-    def _params(self) -> np.ndarray:
-        o = self.options
-        n, total = o["holes"], o["holes"] * o["stones"]
-        params = np.zeros(NUM_PARAMS, dtype=np.int64)
-        params[P_HOLES] = n
-        params[P_STONES] = o["stones"]
-        params[P_SKIP_ORIGIN] = o["skip_origin"]
-        params[P_TOTAL] = total
-        params[P_STEP_LIMIT] = (n + 1) * total + n
-        params[P_OBS_CAP] = self._obs_high()
-        return params
+    PARAM_OPTIONS = ("holes", "stones", "skip_origin")
+
+    def _derived_params(self) -> list[int]:
+        n, total = self.options["holes"], self.options["holes"] * self.options["stones"]
+        return [total, (n + 1) * total + n, self._obs_high()]  # P_TOTAL, P_STEP_LIMIT, P_OBS_CAP
 
     def _obs_high(self) -> int:
         o = self.options
@@ -656,18 +649,11 @@ class ProgressiveGame(Game):
         return "\n".join(lines)
 
 
-def register_ids() -> None:
-    """Register the family's ids: one kernel, two presets."""
-    from ..registry import register_game
-
-    register_game(
+VARIANTS = (
+    Variant(
         "progressive-v0",
         ProgressiveGame,
         "Progressive Mancala (Gering 2004): 11 holes, a shared Goal, relay sowing, bonus moves",
-    )
-    register_game(
-        "progressive-expert-v0",
-        ProgressiveGame,
-        "Progressive Mancala, expert board: 17 holes of 5 stones",
-        holes=17,
-    )
+    ),
+    Variant("progressive-expert-v0", ProgressiveGame, "Progressive Mancala, expert board: 17 holes of 5 stones", {"holes": 17}),
+)

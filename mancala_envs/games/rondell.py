@@ -194,7 +194,7 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of, json_int, view_cell
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
@@ -211,11 +211,11 @@ from ..core.repetition import (
     stacks_hash,
 )
 
-# -- parameter vector -----------------------------------------------------------------------
+# -- parameter vector: the options of PARAM_OPTIONS (Option.encode), then derived values ----
 P_PILES = 0
-P_CPP = 1
-P_RED = 2
-P_BLUE = 3
+P_CARDS_PER_PILE = 1
+P_RED_PAIRS = 2
+P_BLUE_PAIRS = 3
 P_RESERVATION = 4
 P_PARTIAL = 5
 P_BOTTOM_UP = 6
@@ -227,7 +227,6 @@ P_O_PREV = 11
 P_O_HEAD = 12
 P_O_SNAP = 13
 P_O_REP = 14
-NUM_PARAMS = 15
 
 # header fields
 H_TO_MOVE = 0
@@ -483,7 +482,7 @@ def init(state, params, rng):
     head = params[P_O_HEAD]
     state[:] = 0
     deck = np.empty(T, np.int64)
-    reds = 2 * params[P_RED]
+    reds = 2 * params[P_RED_PAIRS]
     for k in range(T):
         deck[k] = RED if k < reds else BLUE
     rng.shuffle(deck)
@@ -718,26 +717,12 @@ class RondellGame(Game):
         self.__dict__["_layout_cache"] = lay
         return lay
 
-    def _params(self) -> np.ndarray:
-        o = self.options
+    PARAM_OPTIONS = ("piles", "cards_per_pile", "red_pairs", "blue_pairs", "reservation", "partial", "bottom_up")
+
+    def _derived_params(self) -> list[int]:
+        """P_T (cards in the deck), P_CAP (record entries) and the offsets of the state's parts."""
         lay = self._layout()
-        params = np.zeros(NUM_PARAMS, dtype=np.int64)
-        params[P_PILES] = o["piles"]
-        params[P_CPP] = o["cards_per_pile"]
-        params[P_RED] = o["red_pairs"]
-        params[P_BLUE] = o["blue_pairs"]
-        params[P_RESERVATION] = o["reservation"]
-        params[P_PARTIAL] = o["partial"]
-        params[P_BOTTOM_UP] = o["bottom_up"]
-        params[P_T] = lay["T"]
-        params[P_CAP] = lay["cap"]
-        params[P_O_H] = lay["h"]
-        params[P_O_NEXT] = lay["next"]
-        params[P_O_PREV] = lay["prev"]
-        params[P_O_HEAD] = lay["head"]
-        params[P_O_SNAP] = lay["snap"]
-        params[P_O_REP] = lay["rep"]
-        return params
+        return [lay[key] for key in ("T", "cap", "h", "next", "prev", "head", "snap", "rep")]
 
     def _sizes(self) -> tuple[int, int, int]:
         o = self.options
@@ -1115,31 +1100,27 @@ class RondellGame(Game):
         return "\n".join([header, *lines])
 
 
-def register_ids() -> None:
-    """Register the family's ids: one kernel, five presets."""
-    from ..registry import register_game
+_EXPERT_DECK = {"piles": 16, "cards_per_pile": 7, "red_pairs": 27, "blue_pairs": 29}
 
-    expert = {"piles": 16, "cards_per_pile": 7, "red_pairs": 27, "blue_pairs": 29}
-    register_game("rondell-v0", RondellGame, "Rondell, beginner deck: 9 piles of 6 red/blue cards")
-    register_game("rondell-expert-v0", RondellGame, "Rondell, expert deck: 16 piles of 7 red/blue cards", **expert)
-    register_game(
+VARIANTS = (
+    Variant("rondell-v0", RondellGame, "Rondell, beginner deck: 9 piles of 6 red/blue cards"),
+    Variant("rondell-expert-v0", RondellGame, "Rondell, expert deck: 16 piles of 7 red/blue cards", _EXPERT_DECK),
+    Variant(
         "rondell-reservation-v0",
         RondellGame,
         "Rondell mit Reservierung: the mover may reserve a pile against the opponent's next move",
-        reservation=True,
-        **expert,
-    )
-    register_game(
+        {**_EXPERT_DECK, "reservation": True},
+    ),
+    Variant(
         "rondell-partial-v0",
         RondellGame,
         "Parteiisches Rondell: each player owns 8 consecutive piles and must start there",
-        partial=True,
-        **expert,
-    )
-    register_game(
+        {**_EXPERT_DECK, "partial": True},
+    ),
+    Variant(
         "rondell-bottom-up-v0",
         RondellGame,
         "Michael's Rondell: lifted piles are sown from the bottom card up",
-        bottom_up=True,
-        **expert,
-    )
+        {**_EXPERT_DECK, "bottom_up": True},
+    ),
+)

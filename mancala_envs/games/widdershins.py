@@ -165,7 +165,7 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of, json_int, view_cell
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
@@ -189,10 +189,11 @@ A_PASS = 24
 A_RESIGN = 25
 MAX_LAPS = 1000
 
+# -- parameter vector: the options of PARAM_OPTIONS (Option.encode), then derived values ----
 P_ENDING = 0
 P_CAP = 1
 P_O_REP = 2
-NUM_PARAMS = 3
+# values of the choice option ``ending``: the index of the choice (Option.encode)
 ENDING_GERING = 0
 ENDING_PARLETT = 1
 
@@ -635,16 +636,18 @@ class WiddershinsGame(Game):
     def gering(self) -> bool:
         return self.options["ending"] == "gering"
 
-    def _params(self) -> np.ndarray:
-        params = np.zeros(NUM_PARAMS, dtype=np.int64)
-        params[P_ENDING] = ENDING_GERING if self.gering else ENDING_PARLETT
-        params[P_CAP] = self.options["max_plies"] + 1 if self.gering else 0
-        params[P_O_REP] = O_REP
-        return params
+    PARAM_OPTIONS = ("ending",)
+
+    def _derived_params(self) -> list[int]:
+        """P_CAP (the repetition record's entries: max_plies + 1 with Gering's ending, else
+        none) and P_O_REP (where the record starts)."""
+        return [self._record_entries(), O_REP]
+
+    def _record_entries(self) -> int:
+        return self.options["max_plies"] + 1 if self.gering else 0
 
     def _sizes(self) -> tuple[int, int, int]:
-        cap = self.options["max_plies"] + 1 if self.gering else 0
-        return O_REP + rep_block_size(cap), NUM_ACTIONS, OBS_SIZE
+        return O_REP + rep_block_size(self._record_entries()), NUM_ACTIONS, OBS_SIZE
 
     def observation_bounds(self) -> tuple[float, float]:
         return 0.0, 52.0
@@ -953,14 +956,12 @@ class WiddershinsGame(Game):
         return "\n".join([header, *lines])
 
 
-def register_ids() -> None:
-    """Register the family's ids: one kernel, two endings."""
-    from ..registry import register_game
-
-    register_game("widdershins-v0", WiddershinsGame, "Widdershins (Parlett's card mancala) with Gering's ending")
-    register_game(
+VARIANTS = (
+    Variant("widdershins-v0", WiddershinsGame, "Widdershins (Parlett's card mancala) with Gering's ending"),
+    Variant(
         "widdershins-parlett-v0",
         WiddershinsGame,
         "Widdershins with Parlett's original ending and score, and the resign action",
-        ending="parlett",
-    )
+        {"ending": "parlett"},
+    ),
+)
