@@ -80,10 +80,11 @@ option          default allowed
 =============== ======= ====================================================================
 ``holes``       8       2 to 16 holes per row
 ``stones``      8       1 to 32 stones per hole at the start
-``komi``        2.5     0 to ``2*holes*stones``, in steps of 0.5: North's transfer to South
+``komi``        2.5     0 to 1024 in steps of 0.5, at most ``2*holes*stones``: North's
+                        transfer to South
 ``giveaway``    False   bool: Give-away Afrika (more than half of the stones loses)
-``target``      None    None, or 1 to ``2*holes*stones``: first to reach it wins (not with
-                        ``giveaway``)
+``target``      None    None, or 1 to 1024, at most ``2*holes*stones``: first to reach it
+                        wins (not with ``giveaway``)
 ``max_plies``   400     1 to 10**6, or None (no cap)
 =============== ======= ====================================================================
 
