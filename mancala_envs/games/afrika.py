@@ -1,8 +1,8 @@
 """Afrika: Ralf Gering's two-row game of compulsory, smallest-first captures (2004).
 
-Rules source: Mancala World, *Afrika* (``rules-sources/afrika.txt``), with the package
-rulings (``rules.md``, Afrika); where the two differ the rulings stand (see the decisions
-below). One numba kernel plays every variant; each is a set of options.
+Rules source: the Mancala World article "Afrika" (inventor Ralf Gering, 2004), with the
+package rulings below; where the two differ the rulings stand. One numba kernel plays every
+variant; each is a set of options.
 
 Registered ids
 --------------
@@ -49,7 +49,7 @@ Rules
 7. ``target=N`` (the unofficial end of Super Duper Games): the game stops as soon as a
    player's captured total reaches ``N``, and that player wins.
 
-Decisions the rule texts leave open, settled here:
+Package rulings (points the rules leave open):
 
 * Komi decides only the end on an empty board. In Give-away Afrika and at a ``target`` end
   the raw captured totals decide (the rule texts speak of stones captured, and komi is a

@@ -2,8 +2,9 @@
 
 One numba kernel plays every member of the family; each registered id is a preset of the
 options below, and any option can be overridden (``make("kalah-v0", pits=4, seeds=3)``).
-Rules source: John P. Pratt, *Mancala* (``rules-sources/pratt-mancala.txt``), with the
-package rulings (``rules.md``, Kalah family).
+Rules source: John P. Pratt, "Mancala" rules pages (2009): Basic, Egyptian and
+bidirectional Mancala and the chosen start. Where those pages leave a point open, the package
+rulings below settle it.
 
 Registered ids
 --------------
@@ -75,7 +76,7 @@ cannot be 0 when all others are). Then ``player_1`` picks one of four actions: w
 they take and whether they move first. Then play begins under the other options.
 Side A is the row that ``player_0`` holds unless ``player_1`` takes it.
 
-Decisions the rule texts leave open, settled here:
+Package rulings (points the rules pages leave open):
 
 * Captures need the landing hole to have been empty *before the last seed*: a hole that
   received a seed earlier in the same multi-lap move does not capture.

@@ -1,8 +1,8 @@
 """Progressive Mancala (Ralf Gering, 2004): one row of holes, a shared Goal, bonus moves.
 
-Rules source: ``rules-sources/progressive-mancala.txt`` (Ralf Gering's rules, as implemented
-for online play at games.wtanaka.com), with the package rulings (``rules.md``, Progressive
-Mancala). Where a ruling and the rule text disagree, the ruling stands.
+Rules source: Ralf Gering's description of Progressive Mancala (2004; the rules as
+implemented for online play at games.wtanaka.com), with the package rulings below. Where a
+ruling and the rule text disagree, the ruling stands.
 
 Registered ids
 --------------
@@ -20,8 +20,8 @@ the same side of the board. Holes are numbered 1..n from West's left to right (n
              [ 5][ 5][ 5][ 5][ 5][ 5][ 5][ 5][ 5][ 5][ 5]
         Goal [ 0]
 
-The Goal closes the row into a ring: ``1, 2, ..., n, Goal, 1, ...`` (the rulings place the
-Goal between hole n and hole 1; the rule text's "adjacent to the central hole" describes the
+The Goal closes the row into a ring: ``1, 2, ..., n, Goal, 1, ...`` (a package ruling places
+the Goal between hole n and hole 1; the rule text's "adjacent to the central hole" describes the
 physical board, not the sowing order).
 
 * **East** is ``player_0``, moves first, and sows right to left: ``n, n-1, ..., 1, Goal, n, ...``
@@ -74,10 +74,10 @@ position that only a caller who caught the error could still hold. This needs no
 shared code. The rules tests lower the bound on a copy of the params to prove the guard
 fires, and a property test checks the bound against the reference's step counts.
 
-Decisions the rule text leaves open, settled here
--------------------------------------------------
+Package rulings (points the rule text leaves open)
+--------------------------------------------------
 * Bonus count: ``k`` counts the moves of the opponent's whole previous turn that ended in an
-  empty hole; the turn's moves are all compulsory (rulings). Moves earn bonuses even while
+  empty hole; the turn's moves are all compulsory. Moves earn bonuses even while
   the mover is playing bonus moves, so turns can grow 1, 2, 3, ... moves long.
 * "Empty hole" means empty before the last stone: a hole that received a stone earlier in
   the same move and then gets the last one is not empty, so the sowing relays on from it.

@@ -1,8 +1,8 @@
 """Rondell: Ralf Gering's card mancala (2005), its presets, variants and match play.
 
-Rules source: ``rules-sources/rondell.txt`` (Mancala World), with the package rulings
-(``rules.md``, Rondell). One numba kernel plays every variant; each registered id is a
-preset of the options below, and any option can be overridden.
+Rules source: the Mancala World article "Rondell" (inventor Ralf Gering, 2005), with the
+package rulings below. One numba kernel plays every variant; each registered id is a preset
+of the options below, and any option can be overridden.
 
 Registered ids
 --------------
@@ -61,8 +61,8 @@ Variants (options)
   action) and the other plays on; the game ends when neither can move.
 * ``bottom_up`` (Michael's Rondell): a lifted pile is sown from its bottom card first.
 
-Decisions the rules leave open, settled here
---------------------------------------------
+Package rulings (points the rules leave open)
+---------------------------------------------
 * Piles keep their number when others leave the ring, so action ``i`` always means pile
   ``i``; a pile that left the ring is simply never legal again.
 * The ring is shared, so actions and the observation use the same pile numbers for both

@@ -1,7 +1,7 @@
 """Widdershins: David Parlett's 52-card mancala (1996), with Gering's and Parlett's endings.
 
-Rules source: ``rules-sources/widdershins.txt`` (Mancala World), with the package rulings
-(``rules.md``, Widdershins). One numba kernel plays both endings.
+Rules source: the Mancala World article "Widdershins" (inventor David Parlett), with the
+package rulings below. One numba kernel plays both endings.
 
 Registered ids
 --------------
@@ -62,11 +62,11 @@ Rules
    player with more cards scores their count divided by the other's, rounded down, or twice
    their count if the other has none; the other scores 0. Equal counts: a draw, 0-0.
 
-Decisions the rules leave open, settled here
---------------------------------------------
+Package rulings (points the rules leave open)
+---------------------------------------------
 * The deal goes one card at a time round the ring (rule 1).
-* The ruling's N1, N2 for the last two cards wins over the rule text's "from the right of the
-  North row".
+* The last two cards of the deal go to N1 and N2: the package's reading of the rule text's
+  "from the right of the North row", which it follows wherever the two could differ.
 * Every Ace standing alone on an owned stack has two actions (one per direction), so there
   is one "Ace clockwise" action per position (actions 12..23), not a single one.
 * A repetition (Gering) compares positions at the start of each turn: every stack's cards in
