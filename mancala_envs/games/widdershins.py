@@ -265,12 +265,6 @@ def _cards_in_play(state, colour):
 
 
 @njit(cache=True)
-def _owned(state, pos, colour):
-    h = state[O_H + pos]
-    return h > 0 and _colour(state[pos * CAP + h - 1]) == colour
-
-
-@njit(cache=True)
 def _position_hash(state):
     return stacks_hash(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS)
 
