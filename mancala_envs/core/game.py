@@ -21,6 +21,8 @@ the variant options. The functions, bundled as a ``Kernel``:
 The env, the batched engine and the search agents all call these same functions; no other
 code knows the rules. ``Game`` is the Python rules object around one kernel with resolved
 options (sizes, validation, JSON, notation, the text board) and ``State`` is one position.
+The whole contract of a family is ``Game``'s docstring: the hooks it must implement
+(abstract) and the optional ones, declared there with their defaults.
 """
 
 from __future__ import annotations
