@@ -34,7 +34,8 @@ from typing import TextIO
 
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.game import Game, State
-from mancala_envs.records import GameRecord, result_line, save_json
+from mancala_envs.core.notation import result_line
+from mancala_envs.records import GameRecord, save_json
 from mancala_envs.render import describe_move
 
 from .base import Agent

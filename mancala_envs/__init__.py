@@ -14,7 +14,6 @@ Importing the package registers every id with PettingZoo (``pettingzoo.make("aec
 (``gymnasium.make("mancala/kalah-v0")``).
 """
 
-from . import games as _games  # noqa: F401  (registers every id)
 from .core.errors import (
     IllegalActionError,
     InvalidOptionError,

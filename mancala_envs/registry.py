@@ -1,8 +1,13 @@
 """The one registry of env ids: every game and variant, with its preset options.
 
+Each game family module lists its ids as plain data (``VARIANTS``, a tuple of
+``core.game.Variant``); this module names the family modules (``FAMILY_MODULES``) and
+registers their variants as it is imported. Adding a game means writing its module (and
+its per-rule tests) and naming it here.
+
 ``register_game`` adds an id; ``make_game`` builds the rules object; ``make`` builds the
 wrapped PettingZoo AEC env; ``parse_options`` reads ``ID key=value ...`` words. Importing
-``mancala_envs`` registers every id here and (``mancala_envs.frameworks``) under the
+``mancala_envs`` also registers every id (``mancala_envs.frameworks``) under the
 ``mancala/`` namespace of PettingZoo's and Gymnasium's registries.
 """
 
@@ -13,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from .core.errors import InvalidOptionError, UnknownEnvError
-from .core.game import Game
+from .core.game import Game, Variant
 from .core.options import Option, parse_key_values
 from .env import MancalaAEC, wrap_env
+from .games import afrika, kalah, progressive, rondell, widdershins
 
 # Options of the env wrapper itself, accepted by make() next to the game's options.
 ENV_OPTIONS = (
@@ -57,6 +63,19 @@ def register_game(env_id: str, game_class: type[Game], description: str, **prese
         raise ValueError(f"env id {env_id!r} is already registered")
     game_class(env_id, preset)  # fail at import time if a preset is invalid
     _REGISTRY[env_id] = EnvEntry(env_id, game_class, description, dict(preset))
+
+
+def register_variants(variants: Sequence[Variant]) -> None:
+    """Register every ``Variant`` of a family module's ``VARIANTS``."""
+    for variant in variants:
+        register_game(variant.env_id, variant.game_class, variant.description, **variant.preset)
+
+
+#: The game families, in the order their ids are registered.
+FAMILY_MODULES = (kalah, progressive, afrika, rondell, widdershins)
+
+for _family in FAMILY_MODULES:
+    register_variants(_family.VARIANTS)
 
 
 def list_envs() -> list[str]:

@@ -1,4 +1,4 @@
-"""Afrika's notation and text records (``mancala_envs.records.parse`` / ``format``), and the
+"""Afrika's notation and text records (``mancala_envs.notation.parse`` / ``format``), and the
 ``mancala replay`` command run as a user runs it (a subprocess of the installed script)."""
 
 from __future__ import annotations
@@ -12,16 +12,10 @@ import numpy as np
 import pytest
 
 import mancala_envs
-from mancala_envs.records import (
-    Annotation,
-    CountMismatch,
-    GameRecord,
-    RecordError,
-    count_mismatches,
-    format,
-    parse,
-    save_json,
-)
+from mancala_envs.core.errors import RecordError
+from mancala_envs.core.notation import Annotation
+from mancala_envs.notation import CountMismatch, count_mismatches, format, parse
+from mancala_envs.records import GameRecord, save_json
 from mancala_envs.cli import main
 
 RULE_TEXT_OPENING = "1. e G 2. h H 3. g E 4. h xd (+11) 5. xA (+13) F"

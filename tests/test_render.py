@@ -27,7 +27,7 @@ import mancala_envs  # noqa: E402
 import mancala_envs.env  # noqa: E402
 from mancala_envs.agents import RandomAgent, play_game  # noqa: E402
 from mancala_envs import MancalaError, make  # noqa: E402
-from mancala_envs import records as records_module  # noqa: E402
+from mancala_envs import notation  # noqa: E402
 from mancala_envs.cli import main  # noqa: E402
 from mancala_envs.records import GameRecord, save_json  # noqa: E402
 from mancala_envs.render import FRAME_SIZES, describe_move, frame_size, layout_of, render_frame  # noqa: E402
@@ -290,7 +290,7 @@ def test_replay_text_record_as_gif(tmp_path, capsys):
     game = mancala_envs.make_game("afrika-v0", holes=4, stones=2)
     _, _, actions, _ = play_game(game, (RandomAgent(3), RandomAgent(4)), seed=None)
     text_path = tmp_path / "game.txt"
-    text_path.write_text(records_module.format(game, actions))
+    text_path.write_text(notation.format(game, actions))
     gif = tmp_path / "out.gif"
     assert main(["replay", "afrika-v0", str(text_path), "holes=4", "stones=2", "--gif", str(gif)]) == 0
     assert f"wrote {gif} ({len(actions) + 1} frames)" in capsys.readouterr().out

@@ -14,6 +14,8 @@ import pytest
 
 import mancala_envs
 from mancala_envs import IllegalActionError, InvalidOptionError, InvalidStateError, NotationError
+from mancala_envs.core.repetition import repeats_exactly
+from mancala_envs.games import rondell as rondell_module
 from mancala_envs.games.rondell import check_deck
 
 
@@ -217,16 +219,15 @@ def test_same_piles_with_the_other_player_to_move_is_not_a_repetition():
 
 
 def test_hash_matches_are_confirmed_so_a_collision_cannot_end_the_game():
-    from mancala_envs.games import rondell as rondell_module
-
     game = rondell()
     state = game.state_from_json(position(game, {1: "R", 2: "RB", 6: "B"}, 0, p1_pairs=(6, 7)))
     state.apply(1)
     # forge a record whose entry 0 has the hash of the current position: a "collision"
     params = game.params
-    rep = int(params[rondell_module.P_O_REP])
+    rep, cap = int(params[rondell_module.P_O_REP]), int(params[rondell_module.P_CAP])
     state.array[rep + 1] = rondell_module._position_hash(state.array, params)
-    assert not rondell_module._confirm(state.array, params, 0)
+    assert not repeats_exactly(state.array, params, rep, cap, 0, rondell_module._load_snapshot,
+                               rondell_module._play, rondell_module._same_position)
     state.apply(5)
     assert not state.is_terminal()
 

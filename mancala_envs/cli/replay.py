@@ -13,8 +13,9 @@ import argparse
 import json
 from pathlib import Path
 
-from mancala_envs.core.errors import MancalaError
-from mancala_envs.records import RecordError, count_mismatches, load_json, parse
+from mancala_envs.core.errors import MancalaError, RecordError
+from mancala_envs.notation import count_mismatches, parse
+from mancala_envs.records import load_json
 from mancala_envs.registry import make_game_from_args
 from mancala_envs.render import frames_of_game, save_frames, save_gif
 
@@ -36,7 +37,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def _replay_summary(game, state) -> dict:
     """Plies, scores, result and margin of a replayed position, keyed by the game's seats."""
-    seats = getattr(game, "seat_names", ("player_0", "player_1"))
+    seats = game.seat_names
     s0, s1 = state.scores()
     info = game.info(state)
     result = info.get("result")
@@ -55,7 +56,7 @@ def _replay_summary(game, state) -> dict:
 
 def _write_pictures(args: argparse.Namespace, game, actions, seed) -> dict:
     """The GIF (``--gif``) and PNG frames (``--frames``) of a replayed game; what was written."""
-    gif, folder = getattr(args, "gif", None), getattr(args, "frames", None)
+    gif, folder = args.gif, args.frames
     if not gif and not folder:
         return {}
     if not args.fps > 0:
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
-    seats = getattr(game, "seat_names", ("player_0", "player_1"))
+    seats = game.seat_names
     print(f"{game.env_id}: {source} {path}")
     print(state)
     s0, s1 = state.scores()
@@ -134,8 +135,9 @@ def run(args: argparse.Namespace) -> int:
         a0, a1 = info["adjusted_scores"]["player_0"], info["adjusted_scores"]["player_1"]
         scores += f" (after komi {info['komi']:g}: {seats[0]} {a0:g}, {seats[1]} {a1:g})"
     print(scores)
-    if hasattr(game, "result_text"):
-        print(f"result: {game.result_text(state)}")
+    result_text = game.result_text(state)
+    if result_text is not None:
+        print(f"result: {result_text}")
     else:
         result = summary["result"]
         print("result: " + ("game not over" if result is None else result))

@@ -25,4 +25,16 @@ class InvalidStateError(MancalaError):
 
 
 class NotationError(MancalaError):
-    """A move written in the game's notation that cannot be read or is not legal."""
+    """A move written in the game's notation that cannot be read or is not legal.
+
+    ``why`` is the reason alone, without the game and the move (a text record names those
+    its own way); it is the whole message unless the game gives it.
+    """
+
+    def __init__(self, message: str, why: str | None = None):
+        super().__init__(message)
+        self.why = message if why is None else why
+
+
+class RecordError(MancalaError):
+    """A record that cannot be read or replayed; the message names the move and says why."""

@@ -21,11 +21,15 @@ the variant options. The functions, bundled as a ``Kernel``:
 The env, the batched engine and the search agents all call these same functions; no other
 code knows the rules. ``Game`` is the Python rules object around one kernel with resolved
 options (sizes, validation, JSON, notation, the text board) and ``State`` is one position.
+The whole contract of a family is ``Game``'s docstring: the hooks it must implement
+(abstract) and the optional ones, declared there with their defaults.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar, NamedTuple
+from abc import ABC, abstractmethod
+from types import MappingProxyType
+from typing import Any, Callable, ClassVar, Mapping, NamedTuple
 
 import numpy as np
 
@@ -54,54 +58,151 @@ MAX_PLIES_OPTION_DOC = "ply cap: reaching it truncates the episode (never a draw
 NO_PLY_CAP = 2**62
 
 
-class Game:
-    """A game family with resolved options. Subclasses define the kernel and the layout.
+class Variant(NamedTuple):
+    """One registered id of a game family: a preset of the family's options.
 
-    Subclasses set ``kernel``, ``OPTIONS`` (the declared options, ``max_plies`` included),
-    and implement ``_params``, ``_sizes``, ``_state_to_json``, ``_state_from_json``,
-    ``_action_to_string``, ``_string_to_action``, ``_render_text`` and ``observation_bounds``.
+    A family module lists its ids as plain data, ``VARIANTS = (Variant(...), ...)``, and
+    ``mancala_envs.registry`` registers them.
+    """
+
+    env_id: str
+    game_class: type["Game"]
+    description: str
+    preset: Mapping[str, Any] = MappingProxyType({})
+
+
+class Game(ABC):
+    """A game family with resolved options: the contract every family implements.
+
+    **Required** (abstract; a family that leaves one out cannot be instantiated):
+
+    * class attributes ``kernel`` (the ``Kernel``), ``family`` (its name) and ``OPTIONS`` (the
+      declared options, ``max_plies`` included);
+    * ``_sizes``, ``_state_to_json``, ``_state_from_json``, ``_action_to_string``,
+      ``_string_to_action``, ``_render_text``, ``observation_bounds``, ``status_text``,
+      ``action_cell`` and ``board_view``.
+
+    **Optional** (declared here with their defaults; override where the game needs it):
+    ``PARAM_OPTIONS`` and ``_derived_params`` (the params vector), ``_validate_combination``,
+    ``conserved_total``, ``scores_only_grow``, ``result_follows_scores``, ``search_heuristic``,
+    ``search_score_total``, ``info``, ``seat_names``, ``result_text``, ``record_count`` and
+    ``text_record_format``.
     """
 
     kernel: ClassVar[Kernel]
     OPTIONS: ClassVar[tuple[Option, ...]]
-    family: ClassVar[str] = "game"
+    family: ClassVar[str]
     num_players: ClassVar[int] = 2
 
-    def __init__(self, env_id: str | None = None, preset: dict | None = None, **options: Any):
+    def __init__(self, env_id: str | None = None, preset: Mapping[str, Any] | None = None, **options: Any):
         self.env_id = env_id or self.family
         self._preset = dict(preset or {})
         self._overrides = dict(options)
         self.options: dict[str, Any] = resolve_options(self.env_id, self.OPTIONS, self._preset, options)
         self._validate_combination()
-        self.params: np.ndarray = np.ascontiguousarray(self._params(), dtype=np.int64)
+        self.params: np.ndarray = self._params()
         self.state_size, self.num_actions, self.observation_size = self._sizes()
         self.max_plies: int | None = self.options.get("max_plies")
         self.ply_cap: int = NO_PLY_CAP if self.max_plies is None else int(self.max_plies)
 
-    # -- subclass hooks -----------------------------------------------------------------
+    # -- the params vector ------------------------------------------------------------------
+    #: The options the kernels read, in the order they open the params vector, each encoded
+    #: by ``Option.encode`` (bool 0/1, a choice its index, None 0). The family's ``P_<NAME>``
+    #: index constants follow this order (tests/test_game_contract.py checks it).
+    PARAM_OPTIONS: ClassVar[tuple[str, ...]] = ()
+
+    def _derived_params(self) -> list[int]:
+        """The params entries after ``PARAM_OPTIONS``: values computed from several options
+        (totals, sizes, offsets), each documented by the family. None by default."""
+        return []
+
+    def _params(self) -> np.ndarray:
+        declared = {o.name: o for o in self.OPTIONS}
+        encoded = [declared[name].encode(self.options[name]) for name in self.PARAM_OPTIONS]
+        return np.array(encoded + [int(v) for v in self._derived_params()], dtype=np.int64)
+
+    # -- required hooks ---------------------------------------------------------------------
+    @abstractmethod
+    def _sizes(self) -> tuple[int, int, int]:
+        """``(state_size, num_actions, observation_size)`` for the resolved options."""
+
+    @abstractmethod
+    def _state_to_json(self, array: np.ndarray) -> dict:
+        """The position as plain JSON data (``State.to_json``)."""
+
+    @abstractmethod
+    def _state_from_json(self, payload: dict) -> np.ndarray:
+        """The state array of a JSON position; ``InvalidStateError`` for a malformed or impossible one."""
+
+    @abstractmethod
+    def _action_to_string(self, state: "State", action: int) -> str:
+        """``action`` (in range) in the game's notation."""
+
+    @abstractmethod
+    def _string_to_action(self, state: "State", text: str) -> int:
+        """A move in the game's notation, legal in ``state``; ``NotationError`` otherwise."""
+
+    @abstractmethod
+    def _render_text(self, state: "State") -> str:
+        """The text board (``str(state)``)."""
+
+    @abstractmethod
+    def observation_bounds(self) -> tuple[float, float]:
+        """The (low, high) bound of every entry of the observation tensor."""
+
+    # -- pictures: plain data that mancala_envs.render draws (no drawing code here) --------
+    @abstractmethod
+    def status_text(self, state: "State") -> str:
+        """One line on how the game stands: whose turn (and phase), or the result."""
+
+    @abstractmethod
+    def action_cell(self, state: "State", action: int) -> tuple[str | None, str]:
+        """Where ``action`` of the player to move in ``state`` is played on the board.
+
+        Returns ``(cell, way)``: ``cell`` is the key of a cell of ``board_view(state)`` (the
+        hole, pile or stack a person touches to play it), or None for a choice made off the
+        board (a setup count, a side choice, "no reservation", pass, resign), which a window
+        offers as a button. ``way`` is ``""``, or ``"ccw"``/``"cw"`` when the same cell has a
+        move in each direction (counterclockwise/clockwise as seen from above, the board
+        drawn with the near row at the bottom).
+        """
+
+    @abstractmethod
+    def board_view(self, state: "State") -> dict[str, Any]:
+        """Everything a picture of ``state`` shows, as plain data (read by ``mancala_envs.render``).
+
+        ==============  ==================================================================
+        key             value
+        ==============  ==================================================================
+        ``layout``      ``"two_rows"`` (Kalah, Afrika), ``"one_row"`` (Progressive),
+                        ``"ring"`` (Rondell), ``"card_rows"`` (Widdershins)
+        ``cells``       ``{key: {"label", "count", "kind", "owner", "cards"}}``: ``label`` the
+                        cell's name in the game's notation, ``count`` its stones or cards,
+                        ``kind`` one of hole, store, captured, goal, pile, stack, ``owner``
+                        0, 1 or None, ``cards`` (piles and stacks) the cards bottom to top
+                        (``"R"``/``"B"``, or card names such as ``"10H"``)
+        ``rows``        rows of cell keys left to right as drawn: the far row first
+                        (two_rows, card_rows), the one row (one_row), or the ring's piles
+                        counterclockwise (ring)
+        ``stores``      two_rows: ``[left, right]`` keys of stores spanning both rows (or None)
+        ``row_ends``    two_rows: ``[far, near]`` keys of a box at the right end of each row
+        ``goal``        one_row: the key of the shared Goal
+        ``row_titles``  titles of the far and near rows (one_row: the left and right seat)
+        ``near_seat``   the seat whose row is drawn nearest (two_rows, card_rows), or None
+        ``seats``       display names of player_0 and player_1
+        ``score_name``  what ``scores`` count (``"store"``, ``"captured"``, ``"points"``, ...)
+        ``scores``      ``state.scores()``
+        ``to_move``     ``state.current_player`` (-1 once the game is over)
+        ``status``      ``status_text(state)``
+        ``details``     further lines of text (e.g. cards in play, the komi)
+        ``focus``       cell keys to mark: the hole being set, a reserved pile
+        ``marks``       ``{key: short text}`` shown by a cell ("reserved", "ended here")
+        ==============  ==================================================================
+        """
+
+    # -- optional hooks, with their defaults ---------------------------------------------------
     def _validate_combination(self) -> None:
-        """Reject option combinations that are each valid alone but not together."""
-
-    def _params(self) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _sizes(self) -> tuple[int, int, int]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _state_to_json(self, array: np.ndarray) -> dict:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _state_from_json(self, payload: dict) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _action_to_string(self, state: "State", action: int) -> str:  # pragma: no cover
-        raise NotImplementedError
-
-    def _string_to_action(self, state: "State", text: str) -> int:  # pragma: no cover
-        raise NotImplementedError
-
-    def _render_text(self, state: "State") -> str:  # pragma: no cover - abstract
-        raise NotImplementedError
+        """Reject option combinations that are each valid alone but not together (none by default)."""
 
     def conserved_total(self, state: "State") -> int | None:
         """The quantity no move may change (stones, cards), or None where none applies.
@@ -134,59 +235,23 @@ class Game:
         """Game-specific entries for the env's ``infos`` (e.g. a komi-adjusted margin)."""
         return {}
 
-    # -- pictures: plain data that mancala_envs.render draws (no drawing code here) --------
-    def status_text(self, state: "State") -> str:  # pragma: no cover - abstract
-        """One line on how the game stands: whose turn (and phase), or the result."""
-        raise NotImplementedError
+    #: The names of player_0's and player_1's seats in records and result lines (Afrika:
+    #: North, South).
+    seat_names: ClassVar[tuple[str, str]] = ("player_0", "player_1")
 
-    def action_cell(self, state: "State", action: int) -> tuple[str | None, str]:  # pragma: no cover
-        """Where ``action`` of the player to move in ``state`` is played on the board.
+    def result_text(self, state: "State") -> str | None:
+        """The result in the game's own words (Afrika: "South wins by 2.5 (...)"), or None:
+        then records and the command line say "draw", "<seat> wins" or "game not over"."""
+        return None
 
-        Returns ``(cell, way)``: ``cell`` is the key of a cell of ``board_view(state)`` (the
-        hole, pile or stack a person touches to play it), or None for a choice made off the
-        board (a setup count, a side choice, "no reservation", pass, resign), which a window
-        offers as a button. ``way`` is ``""``, or ``"ccw"``/``"cw"`` when the same cell has a
-        move in each direction (counterclockwise/clockwise as seen from above, the board
-        drawn with the near row at the bottom).
-        """
-        raise NotImplementedError
+    def record_count(self, before: "State", action: int, after: "State") -> int | None:
+        """A count a text record writes in brackets after the move ``before`` -> ``after``
+        (Afrika: the stones a capture took), or None: nothing to write (the default)."""
+        return None
 
-    def board_view(self, state: "State") -> dict[str, Any]:  # pragma: no cover - abstract
-        """Everything a picture of ``state`` shows, as plain data (read by ``mancala_envs.render``).
-
-        ==============  ==================================================================
-        key             value
-        ==============  ==================================================================
-        ``layout``      ``"two_rows"`` (Kalah, Afrika), ``"one_row"`` (Progressive),
-                        ``"ring"`` (Rondell), ``"card_rows"`` (Widdershins)
-        ``cells``       ``{key: {"label", "count", "kind", "owner", "cards"}}``: ``label`` the
-                        cell's name in the game's notation, ``count`` its stones or cards,
-                        ``kind`` one of hole, store, captured, goal, pile, stack, ``owner``
-                        0, 1 or None, ``cards`` (piles and stacks) the cards bottom to top
-                        (``"R"``/``"B"``, or card names such as ``"10H"``)
-        ``rows``        rows of cell keys left to right as drawn: the far row first
-                        (two_rows, card_rows), the one row (one_row), or the ring's piles
-                        counterclockwise (ring)
-        ``stores``      two_rows: ``[left, right]`` keys of stores spanning both rows (or None)
-        ``row_ends``    two_rows: ``[far, near]`` keys of a box at the right end of each row
-        ``goal``        one_row: the key of the shared Goal
-        ``row_titles``  titles of the far and near rows (one_row: the left and right seat)
-        ``near_seat``   the seat whose row is drawn nearest (two_rows, card_rows), or None
-        ``seats``       display names of player_0 and player_1
-        ``score_name``  what ``scores`` count (``"store"``, ``"captured"``, ``"points"``, ...)
-        ``scores``      ``state.scores()``
-        ``to_move``     ``state.current_player`` (-1 once the game is over)
-        ``status``      ``status_text(state)``
-        ``details``     further lines of text (e.g. cards in play, the komi)
-        ``focus``       cell keys to mark: the hole being set, a reserved pile
-        ``marks``       ``{key: short text}`` shown by a cell ("reserved", "ended here")
-        ==============  ==================================================================
-        """
-        raise NotImplementedError
-
-    def observation_bounds(self) -> tuple[float, float]:  # pragma: no cover - abstract
-        """The (low, high) bound of every entry of the observation tensor."""
-        raise NotImplementedError
+    #: How whole games are written as text (a ``core.notation.TextRecordFormat``, e.g.
+    #: ``NUMBERED_MOVE_PAIRS``), or None: the game's records are JSON only.
+    text_record_format: ClassVar[Any] = None
 
     # -- public API -----------------------------------------------------------------------
     def new_state(self, seed: int | None = None) -> "State":

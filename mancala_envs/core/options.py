@@ -52,6 +52,21 @@ class Option:
             text += ", or None"
         return text
 
+    def encode(self, value: Any) -> int:
+        """``value`` (already checked) as the integer the kernels read in the params vector.
+
+        bool: 0 or 1; choice: its index in ``choices``; None: 0 (an option that allows None
+        and goes into the params vector has ``low >= 1``, so 0 is free to mean "none");
+        int: itself. A float has no generic encoding: a game derives it (``Game._derived_params``).
+        """
+        if value is None:
+            return 0
+        if self.kind == "choice":
+            return self.choices.index(value)
+        if self.kind == "float":
+            raise TypeError(f"option {self.name} is a float; derive its params entry in the game")
+        return int(value)
+
     def check(self, value: Any, owner: str) -> Any:
         """Return the value in canonical type, or raise InvalidOptionError."""
         bad = InvalidOptionError(

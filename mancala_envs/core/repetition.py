@@ -31,6 +31,25 @@ arrays. A game sizes ``cap`` so that the block cannot fill before its ply cap (`
 + 1``); if play goes on past the cap (only possible through the ``State`` API) and the block
 fills, ``rep_push`` returns False and the game restarts the stretch at the current position
 (documented per game: a repetition of a position older than the restart is then missed).
+
+Stacked-card games
+------------------
+The card games keep their board as ``stacks`` stacks of ``cells`` cells each (stack ``i``
+in ``state[i*cells : (i+1)*cells]``, bottom card first), the stack heights at ``heights``
+and a header at ``head``. For them this module also holds the rest of the record, written
+once: the position hash (``stacks_hash``), the snapshot (``snapshot_take``/``snapshot_restore``,
+``stacks_equal``), the exact confirmation by replay (``repeats_exactly``) and one ply of
+record-keeping (``record_ply``). ``fields`` names the header entries that belong to the
+position (the player to move, a phase, ...). Snapshot layout at ``snap``::
+
+    snap+0 .. snap+stacks                 stack heights
+    snap+stacks .. snap+stacks+cells      the cards, stack after stack (unused cells zero)
+    snap+stacks+cells ..                  the header ``fields``, in order
+
+``cells`` must be at least the number of cards in play. The game-specific steps (its ply
+without the record, its snapshot wrappers) are passed in as jitted functions; the functions
+taking them are inlined into the game's caller (``inline="always"``), because a jitted
+function passed as a value at run time is an address that numba cannot cache.
 """
 
 from __future__ import annotations
@@ -128,3 +147,129 @@ def rep_find(state, off, cap, h, start):
         if state[base + i] == h:
             return i
     return -1
+
+
+# -- stacked-card games ----------------------------------------------------------------------
+@njit(cache=True)
+def stacks_hash(state, stacks, cells, heights, head, fields):
+    """The 31-bit hash of the stacks (heights and cards) and the header ``fields``."""
+    h = hash_start()
+    for i in range(stacks):
+        n = state[heights + i]
+        h = hash_mix(h, n)
+        base = i * cells
+        for j in range(n):
+            h = hash_mix(h, state[base + j])
+    for f in fields:
+        h = hash_mix(h, state[head + f])
+    return hash_finish(h)
+
+
+@njit(cache=True)
+def snapshot_take(state, stacks, cells, heights, head, fields, snap):
+    """Copy the stacks (packed) and the header ``fields`` into the snapshot at ``snap``."""
+    old_total = 0
+    for i in range(stacks):
+        old_total += state[snap + i]
+    k = 0
+    for i in range(stacks):
+        n = state[heights + i]
+        state[snap + i] = n
+        base = i * cells
+        for j in range(n):
+            state[snap + stacks + k] = state[base + j]
+            k += 1
+    for j in range(k, old_total):  # cards of the old snapshot past the new ones
+        state[snap + stacks + j] = 0
+    for n, f in enumerate(fields):
+        state[snap + stacks + cells + n] = state[head + f]
+
+
+@njit(cache=True)
+def snapshot_restore(state, stacks, cells, heights, head, fields, snap):
+    """Put the snapshot's stacks and header ``fields`` back on the board (other fields untouched)."""
+    for i in range(stacks * cells):
+        state[i] = 0
+    k = 0
+    for i in range(stacks):
+        n = state[snap + i]
+        state[heights + i] = n
+        base = i * cells
+        for j in range(n):
+            state[base + j] = state[snap + stacks + k]
+            k += 1
+    for n, f in enumerate(fields):
+        state[head + f] = state[snap + stacks + cells + n]
+
+
+@njit(cache=True)
+def stacks_equal(a, b, stacks, cells, heights, head, fields):
+    """Whether ``a`` and ``b`` hold the same stacks and header ``fields``."""
+    for i in range(stacks * cells):
+        if a[i] != b[i]:
+            return False
+    for i in range(stacks):
+        if a[heights + i] != b[heights + i]:
+            return False
+    for f in fields:
+        if a[head + f] != b[head + f]:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def repeats_exactly(state, params, rep, cap, j, restore_snapshot, play, same_position):
+    """Whether the position after record entry ``j`` is the current one, checked exactly:
+    replay the recorded actions from the snapshot on a scratch copy and compare.
+
+    ``restore_snapshot(state, params)`` puts the snapshot on the board, ``play(state,
+    params, action)`` plays one ply without the record, ``same_position(a, b, params)``
+    compares two positions.
+    """
+    scratch = state.copy()
+    restore_snapshot(scratch, params)
+    for i in range(1, j + 1):
+        play(scratch, params, rep_action(state, rep, cap, i))
+    return same_position(scratch, state, params)
+
+
+@njit(cache=True, inline="always")
+def record_ply(state, params, rep, cap, action, h, look, new_stretch, restore_snapshot, play, same_position):
+    """Record a reversible ply that led to a position with hash ``h`` (``NOT_A_CHECKPOINT``
+    for one never compared). With ``look``, return True when the position repeats one of the
+    stretch (every hash match confirmed by ``repeats_exactly``). A full block restarts the
+    stretch with ``new_stretch(state, params)``.
+    """
+    repeated = False
+    if look:
+        j = rep_find(state, rep, cap, h, 0)
+        while j >= 0:
+            if repeats_exactly(state, params, rep, cap, j, restore_snapshot, play, same_position):
+                repeated = True
+                break
+            j = rep_find(state, rep, cap, h, j + 1)
+    if not rep_push(state, rep, cap, h, action):
+        new_stretch(state, params)
+    return repeated
+
+
+@njit(cache=True, inline="always")
+def replay_checked(state, params, actions, out, num_actions, current_player, legal_mask, apply):
+    """Apply ``actions`` with the kernel's legality checks. ``out[0]``: the index of the first
+    action that could not be played (-1: all were), ``out[1]``: why (1: the game was already
+    over, 2: not legal)."""
+    mask = np.zeros(num_actions, np.int8)
+    out[0] = -1
+    out[1] = 0
+    for i in range(actions.shape[0]):
+        if current_player(state, params) < 0:
+            out[0] = i
+            out[1] = 1
+            return
+        legal_mask(state, params, mask)
+        a = actions[i]
+        if a < 0 or a >= num_actions or mask[a] == 0:
+            out[0] = i
+            out[1] = 2
+            return
+        apply(state, params, a)

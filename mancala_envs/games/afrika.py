@@ -1,8 +1,8 @@
 """Afrika: Ralf Gering's two-row game of compulsory, smallest-first captures (2004).
 
-Rules source: Mancala World, *Afrika* (``rules-sources/afrika.txt``), with the package
-rulings (``rules.md``, Afrika); where the two differ the rulings stand (see the decisions
-below). One numba kernel plays every variant; each is a set of options.
+Rules source: the Mancala World article "Afrika" (inventor Ralf Gering, 2004), with the
+package rulings below; where the two differ the rulings stand. One numba kernel plays every
+variant; each is a set of options.
 
 Registered ids
 --------------
@@ -49,7 +49,7 @@ Rules
 7. ``target=N`` (the unofficial end of Super Duper Games): the game stops as soon as a
    player's captured total reaches ``N``, and that player wins.
 
-Decisions the rule texts leave open, settled here:
+Package rulings (points the rules leave open):
 
 * Komi decides only the end on an empty board. In Give-away Afrika and at a ``target`` end
   the raw captured totals decide (the rule texts speak of stones captured, and komi is a
@@ -80,10 +80,11 @@ option          default allowed
 =============== ======= ====================================================================
 ``holes``       8       2 to 16 holes per row
 ``stones``      8       1 to 32 stones per hole at the start
-``komi``        2.5     0 to ``2*holes*stones``, in steps of 0.5: North's transfer to South
+``komi``        2.5     0 to 1024 in steps of 0.5, at most ``2*holes*stones``: North's
+                        transfer to South
 ``giveaway``    False   bool: Give-away Afrika (more than half of the stones loses)
-``target``      None    None, or 1 to ``2*holes*stones``: first to reach it wins (not with
-                        ``giveaway``)
+``target``      None    None, or 1 to 1024, at most ``2*holes*stones``: first to reach it
+                        wins (not with ``giveaway``)
 ``max_plies``   400     1 to 10**6, or None (no cap)
 =============== ======= ====================================================================
 
@@ -98,7 +99,7 @@ Notation (the rule text's): a sow is the hole's letter (``e``, ``G``); a capture
 plus the captured hole's letter (``xd``, ``xA``). Uppercase is South's row, lowercase
 North's. ``action_to_string`` writes it; ``string_to_action`` reads it.
 
-Records (``mancala_envs.records.parse`` / ``format``): the numbered move list of the rule
+Records (``mancala_envs.notation.parse`` / ``format``): the numbered move list of the rule
 text, move pairs with North first, a capture optionally followed by its count::
 
     1. e G 2. h H 3. g E 4. h xd (+11) 5. xA (+13) F ...
@@ -187,18 +188,18 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of, json_int, json_int_list, view_cell
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, view_cell
+from ..core.notation import NUMBERED_MOVE_PAIRS
 from ..core.outcome import set_returns
 from ..core.options import Option
 
-# -- parameter vector ---------------------------------------------------------------------
+# -- parameter vector: the options of PARAM_OPTIONS (Option.encode), then derived values ----
 P_HOLES = 0
 P_STONES = 1
-P_TOTAL = 2
-P_KOMI2 = 3  # twice the komi (an integer: komi comes in half points)
-P_GIVEAWAY = 4
-P_TARGET = 5  # 0 = no target
-NUM_PARAMS = 6
+P_GIVEAWAY = 2
+P_TARGET = 3  # 0 = no target
+P_TOTAL = 4
+P_KOMI2 = 5  # twice the komi (an integer: komi comes in half points)
 
 # -- header fields, as offsets after the 2n holes --------------------------------------------
 H_CAPTURED = 0  # two entries: North, South
@@ -486,16 +487,11 @@ class AfrikaGame(Game):
                 f"but in Give-away Afrika capturing more than half loses); set one of them"
             )
 
-    def _params(self) -> np.ndarray:
-        o = self.options
-        params = np.zeros(NUM_PARAMS, dtype=np.int64)
-        params[P_HOLES] = o["holes"]
-        params[P_STONES] = o["stones"]
-        params[P_TOTAL] = 2 * o["holes"] * o["stones"]
-        params[P_KOMI2] = int(round(o["komi"] * 2))
-        params[P_GIVEAWAY] = o["giveaway"]
-        params[P_TARGET] = 0 if o["target"] is None else o["target"]
-        return params
+    PARAM_OPTIONS = ("holes", "stones", "giveaway", "target")
+
+    def _derived_params(self) -> list[int]:
+        """P_TOTAL (the stones of the game) and P_KOMI2 (twice the komi, an integer)."""
+        return [self.total_stones, int(round(self.options["komi"] * 2))]
 
     def _sizes(self) -> tuple[int, int, int]:
         n = self.options["holes"]
@@ -800,17 +796,13 @@ class AfrikaGame(Game):
         lines.append(f"{self.env_id} ply {int(a[head + H_PLIES])}: {status}")
         return "\n".join(lines)
 
-    # -- records (see mancala_envs.records) ---------------------------------------------------
+    # -- records (see mancala_envs.notation) --------------------------------------------------
     def record_count(self, before: State, action: int, after: State) -> int | None:
         """The count a record writes after the move in brackets: the stones a capture took."""
         taken = int(after.array[2 * self.holes + H_LAST_CAPTURE])
         return taken if taken > 0 else None
 
-    @property
-    def text_record_format(self):
-        from ..records import NUMBERED_MOVE_PAIRS
-
-        return NUMBERED_MOVE_PAIRS
+    text_record_format = NUMBERED_MOVE_PAIRS
 
 
 def _half(value: float) -> str:
@@ -820,17 +812,13 @@ def _half(value: float) -> str:
 
 def _notation_error(owner: str, text: str, why: str):
     """Raise NotationError; ``why`` (the reason alone) is kept for record errors."""
-    err = NotationError(f"{owner}: {text!r}: {why}")
-    err.why = why
-    raise err
+    raise NotationError(f"{owner}: {text!r}: {why}", why=why)
 
 
-def register_ids() -> None:
-    """Register the family's id."""
-    from ..registry import register_game
-
-    register_game(
+VARIANTS = (
+    Variant(
         "afrika-v0",
         AfrikaGame,
         "Afrika (Gering 2004): 2x8 holes, compulsory smallest captures, komi 2.5; giveaway/target variants",
-    )
+    ),
+)

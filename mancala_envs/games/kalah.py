@@ -2,8 +2,9 @@
 
 One numba kernel plays every member of the family; each registered id is a preset of the
 options below, and any option can be overridden (``make("kalah-v0", pits=4, seeds=3)``).
-Rules source: John P. Pratt, *Mancala* (``rules-sources/pratt-mancala.txt``), with the
-package rulings (``rules.md``, Kalah family).
+Rules source: John P. Pratt, "Mancala" rules pages (2009): Basic, Egyptian and
+bidirectional Mancala and the chosen start. Where those pages leave a point open, the package
+rulings below settle it.
 
 Registered ids
 --------------
@@ -75,7 +76,7 @@ cannot be 0 when all others are). Then ``player_1`` picks one of four actions: w
 they take and whether they move first. Then play begins under the other options.
 Side A is the row that ``player_0`` holds unless ``player_1`` takes it.
 
-Decisions the rule texts leave open, settled here:
+Package rulings (points the rules pages leave open):
 
 * Captures need the landing hole to have been empty *before the last seed*: a hole that
   received a seed earlier in the same multi-lap move does not capture.
@@ -198,16 +199,16 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import IllegalActionError, InvalidOptionError, InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of, json_int, json_int_list, view_cell
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 
-# -- parameter vector ---------------------------------------------------------------------
+# -- parameter vector: the options of PARAM_OPTIONS (Option.encode), then derived values ----
 P_PITS = 0
 P_SEEDS = 1
 P_EXTRA_TURN = 2
 P_CAPTURE = 3
-P_NEEDS_OPPOSITE = 4
+P_CAPTURE_NEEDS_OPPOSITE = 4
 P_SKIP_ORIGIN = 5
 P_END = 6
 P_LEFTOVER = 7
@@ -215,8 +216,8 @@ P_DIRECTIONS = 8
 P_MIN_SOW = 9
 P_CHOSEN_START = 10
 P_MAX_SETUP_SEEDS = 11
-NUM_PARAMS = 12
 
+# values of the choice options: the index of the choice in the Option's choices (Option.encode)
 END_MOVER_EMPTY = 0
 END_SIDE_EMPTY = 1
 LEFTOVER_OWNER = 0
@@ -415,7 +416,7 @@ def apply(state, params, action):
             next_player = player
     elif params[P_CAPTURE] and state[pos] == 1 and own_store - n <= pos < own_store:
         opposite = 2 * n - pos
-        if state[opposite] > 0 or not params[P_NEEDS_OPPOSITE]:
+        if state[opposite] > 0 or not params[P_CAPTURE_NEEDS_OPPOSITE]:
             state[own_store] += state[opposite] + 1
             state[opposite] = 0
             state[pos] = 0
@@ -548,28 +549,16 @@ class KalahGame(Game):
         Option("max_plies", 1000, "int", MAX_PLIES_OPTION_DOC, low=1, high=10**6, allow_none=True),
     )
 
+    PARAM_OPTIONS = (
+        "pits", "seeds", "extra_turn", "capture", "capture_needs_opposite", "skip_origin", "end", "leftover",
+        "directions", "min_sow", "chosen_start", "max_setup_seeds",
+    )
+
     def __init__(self, env_id=None, preset=None, **options):
         super().__init__(env_id, preset, **options)
         if self.options["chosen_start"]:
             self.kernel = KERNEL_CHOSEN_START
             self.search_heuristic = search_heuristic_chosen_start
-
-    def _params(self) -> np.ndarray:
-        o = self.options
-        params = np.zeros(NUM_PARAMS, dtype=np.int64)
-        params[P_PITS] = o["pits"]
-        params[P_SEEDS] = o["seeds"]
-        params[P_EXTRA_TURN] = o["extra_turn"]
-        params[P_CAPTURE] = o["capture"]
-        params[P_NEEDS_OPPOSITE] = o["capture_needs_opposite"]
-        params[P_SKIP_ORIGIN] = o["skip_origin"]
-        params[P_END] = END_SIDE_EMPTY if o["end"] == "side_empty" else END_MOVER_EMPTY
-        params[P_LEFTOVER] = LEFTOVER_DISCARD if o["leftover"] == "discard" else LEFTOVER_OWNER
-        params[P_DIRECTIONS] = o["directions"]
-        params[P_MIN_SOW] = o["min_sow"]
-        params[P_CHOSEN_START] = o["chosen_start"]
-        params[P_MAX_SETUP_SEEDS] = o["max_setup_seeds"]
-        return params
 
     def _validate_combination(self) -> None:
         o = self.options
@@ -871,38 +860,30 @@ class KalahGame(Game):
         return "\n".join(lines)
 
 
-def register_ids() -> None:
-    """Register the family's ids: one kernel, five presets."""
-    from ..registry import register_game
-
-    register_game("kalah-v0", KalahGame, "Egyptian Mancala (standard Kalah): captures, extra turns, Pratt's rules")
-    register_game(
+VARIANTS = (
+    Variant("kalah-v0", KalahGame, "Egyptian Mancala (standard Kalah): captures, extra turns, Pratt's rules"),
+    Variant(
         "kalah-basic-v0",
         KalahGame,
         "Pratt's Basic Mancala: no captures, no extra turns, leftover seeds count for nobody",
-        extra_turn=False,
-        capture=False,
-        leftover="discard",
-    )
-    register_game(
+        {"extra_turn": False, "capture": False, "leftover": "discard"},
+    ),
+    Variant(
         "kalah-bidirectional-v0",
         KalahGame,
         "Pratt's bidirectional Mancala: each move sows either way; single seeds cannot be played",
-        directions=2,
-        min_sow=2,
-    )
-    register_game(
+        {"directions": 2, "min_sow": 2},
+    ),
+    Variant(
         "kalah-chosen-start-v0",
         KalahGame,
         "Egyptian Mancala after a setup: player_0 fills the holes, player_1 picks side and turn",
-        chosen_start=True,
-    )
-    register_game(
+        {"chosen_start": True},
+    ),
+    Variant(
         "kalah-irving2000-v0",
         KalahGame,
         "Kalah as solved by Irving et al. (2000) and played by OpenSpiel: empty captures, ends on an empty row",
-        capture_needs_opposite=False,
-        skip_origin=False,
-        end="side_empty",
-        leftover="owner",
-    )
+        {"capture_needs_opposite": False, "skip_origin": False, "end": "side_empty", "leftover": "owner"},
+    ),
+)

@@ -1,8 +1,8 @@
 """Progressive Mancala (Ralf Gering, 2004): one row of holes, a shared Goal, bonus moves.
 
-Rules source: ``rules-sources/progressive-mancala.txt`` (Ralf Gering's rules, as implemented
-for online play at games.wtanaka.com), with the package rulings (``rules.md``, Progressive
-Mancala). Where a ruling and the rule text disagree, the ruling stands.
+Rules source: Ralf Gering's description of Progressive Mancala (2004; the rules as
+implemented for online play at games.wtanaka.com), with the package rulings below. Where a
+ruling and the rule text disagree, the ruling stands.
 
 Registered ids
 --------------
@@ -20,8 +20,8 @@ the same side of the board. Holes are numbered 1..n from West's left to right (n
              [ 5][ 5][ 5][ 5][ 5][ 5][ 5][ 5][ 5][ 5][ 5]
         Goal [ 0]
 
-The Goal closes the row into a ring: ``1, 2, ..., n, Goal, 1, ...`` (the rulings place the
-Goal between hole n and hole 1; the rule text's "adjacent to the central hole" describes the
+The Goal closes the row into a ring: ``1, 2, ..., n, Goal, 1, ...`` (a package ruling places
+the Goal between hole n and hole 1; the rule text's "adjacent to the central hole" describes the
 physical board, not the sowing order).
 
 * **East** is ``player_0``, moves first, and sows right to left: ``n, n-1, ..., 1, Goal, n, ...``
@@ -74,10 +74,10 @@ position that only a caller who caught the error could still hold. This needs no
 shared code. The rules tests lower the bound on a copy of the params to prove the guard
 fires, and a property test checks the bound against the reference's step counts.
 
-Decisions the rule text leaves open, settled here
--------------------------------------------------
+Package rulings (points the rule text leaves open)
+--------------------------------------------------
 * Bonus count: ``k`` counts the moves of the opponent's whole previous turn that ended in an
-  empty hole; the turn's moves are all compulsory (rulings). Moves earn bonuses even while
+  empty hole; the turn's moves are all compulsory. Moves earn bonuses even while
   the mover is playing bonus moves, so turns can grow 1, 2, 3, ... moves long.
 * "Empty hole" means empty before the last stone: a hole that received a stone earlier in
   the same move and then gets the last one is not empty, so the sowing relays on from it.
@@ -197,18 +197,17 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of, json_int, json_int_list, view_cell
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 
-# -- parameter vector ---------------------------------------------------------------------
+# -- parameter vector: the options of PARAM_OPTIONS (Option.encode), then derived values ----
 P_HOLES = 0
 P_STONES = 1
 P_SKIP_ORIGIN = 2
 P_TOTAL = 3  # holes * stones
 P_STEP_LIMIT = 4  # the guard's bound on the steps of one move: (n+1)*T + n
 P_OBS_CAP = 5  # the observation's high; the turn counters are clipped to it
-NUM_PARAMS = 6
 
 NO_CAP_OBS = 10**6  # stands in for max_plies in the observation bound when there is no cap
 
@@ -415,17 +414,11 @@ class ProgressiveGame(Game):
         Option("max_plies", 1000, "int", MAX_PLIES_OPTION_DOC, low=1, high=10**6, allow_none=True),
     )
 
-    def _params(self) -> np.ndarray:
-        o = self.options
-        n, total = o["holes"], o["holes"] * o["stones"]
-        params = np.zeros(NUM_PARAMS, dtype=np.int64)
-        params[P_HOLES] = n
-        params[P_STONES] = o["stones"]
-        params[P_SKIP_ORIGIN] = o["skip_origin"]
-        params[P_TOTAL] = total
-        params[P_STEP_LIMIT] = (n + 1) * total + n
-        params[P_OBS_CAP] = self._obs_high()
-        return params
+    PARAM_OPTIONS = ("holes", "stones", "skip_origin")
+
+    def _derived_params(self) -> list[int]:
+        n, total = self.options["holes"], self.options["holes"] * self.options["stones"]
+        return [total, (n + 1) * total + n, self._obs_high()]  # P_TOTAL, P_STEP_LIMIT, P_OBS_CAP
 
     def _obs_high(self) -> int:
         o = self.options
@@ -656,18 +649,11 @@ class ProgressiveGame(Game):
         return "\n".join(lines)
 
 
-def register_ids() -> None:
-    """Register the family's ids: one kernel, two presets."""
-    from ..registry import register_game
-
-    register_game(
+VARIANTS = (
+    Variant(
         "progressive-v0",
         ProgressiveGame,
         "Progressive Mancala (Gering 2004): 11 holes, a shared Goal, relay sowing, bonus moves",
-    )
-    register_game(
-        "progressive-expert-v0",
-        ProgressiveGame,
-        "Progressive Mancala, expert board: 17 holes of 5 stones",
-        holes=17,
-    )
+    ),
+    Variant("progressive-expert-v0", ProgressiveGame, "Progressive Mancala, expert board: 17 holes of 5 stones", {"holes": 17}),
+)

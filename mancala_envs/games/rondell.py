@@ -1,8 +1,8 @@
 """Rondell: Ralf Gering's card mancala (2005), its presets, variants and match play.
 
-Rules source: ``rules-sources/rondell.txt`` (Mancala World), with the package rulings
-(``rules.md``, Rondell). One numba kernel plays every variant; each registered id is a
-preset of the options below, and any option can be overridden.
+Rules source: the Mancala World article "Rondell" (inventor Ralf Gering, 2005), with the
+package rulings below. One numba kernel plays every variant; each registered id is a preset
+of the options below, and any option can be overridden.
 
 Registered ids
 --------------
@@ -61,8 +61,8 @@ Variants (options)
   action) and the other plays on; the game ends when neither can move.
 * ``bottom_up`` (Michael's Rondell): a lifted pile is sown from its bottom card first.
 
-Decisions the rules leave open, settled here
---------------------------------------------
+Package rulings (points the rules leave open)
+---------------------------------------------
 * Piles keep their number when others leave the ring, so action ``i`` always means pile
   ``i``; a pile that left the ring is simply never legal again.
 * The ring is shared, so actions and the observation use the same pile numbers for both
@@ -194,27 +194,28 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of, json_int, view_cell
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
     NOT_A_CHECKPOINT,
-    hash_finish,
-    hash_mix,
-    hash_start,
-    rep_action,
     rep_block_size,
     rep_clear,
     rep_count,
-    rep_find,
     rep_push,
+    record_ply,
+    replay_checked,
+    snapshot_restore,
+    snapshot_take,
+    stacks_equal,
+    stacks_hash,
 )
 
-# -- parameter vector -----------------------------------------------------------------------
+# -- parameter vector: the options of PARAM_OPTIONS (Option.encode), then derived values ----
 P_PILES = 0
-P_CPP = 1
-P_RED = 2
-P_BLUE = 3
+P_CARDS_PER_PILE = 1
+P_RED_PAIRS = 2
+P_BLUE_PAIRS = 3
 P_RESERVATION = 4
 P_PARTIAL = 5
 P_BOTTOM_UP = 6
@@ -226,7 +227,6 @@ P_O_PREV = 11
 P_O_HEAD = 12
 P_O_SNAP = 13
 P_O_REP = 14
-NUM_PARAMS = 15
 
 # header fields
 H_TO_MOVE = 0
@@ -244,6 +244,9 @@ HEADER_SIZE = 13
 PHASE_MOVE = 0
 PHASE_RESERVE = 1
 PHASE_NAMES = ("move", "reserve")
+
+# The header entries that belong to a position for the repetition rule (hashed, snapshotted).
+POSITION_FIELDS = (H_TO_MOVE, H_PHASE, H_RESERVED)
 
 END_NONE = 0
 END_NO_MOVE = 1
@@ -283,47 +286,14 @@ def _has_move(state, params, player, reserved):
 
 @njit(cache=True)
 def _position_hash(state, params):
-    P = params[P_PILES]
-    T = params[P_T]
-    oh = params[P_O_H]
-    head = params[P_O_HEAD]
-    h = hash_start()
-    for i in range(P):
-        n = state[oh + i]
-        h = hash_mix(h, n)
-        base = i * T
-        for j in range(n):
-            h = hash_mix(h, state[base + j])
-    h = hash_mix(h, state[head + H_TO_MOVE])
-    h = hash_mix(h, state[head + H_PHASE])
-    h = hash_mix(h, state[head + H_RESERVED])
-    return hash_finish(h)
+    return stacks_hash(state, params[P_PILES], params[P_T], params[P_O_H], params[P_O_HEAD], POSITION_FIELDS)
 
 
 @njit(cache=True)
 def _new_stretch(state, params):
     """Snapshot the current position and restart the record with it as entry 0."""
-    P = params[P_PILES]
-    T = params[P_T]
-    oh = params[P_O_H]
     head = params[P_O_HEAD]
-    snap = params[P_O_SNAP]
-    old_total = 0
-    for i in range(P):
-        old_total += state[snap + i]
-    k = 0
-    for i in range(P):
-        n = state[oh + i]
-        state[snap + i] = n
-        base = i * T
-        for j in range(n):
-            state[snap + P + k] = state[base + j]
-            k += 1
-    for j in range(k, old_total):
-        state[snap + P + j] = 0
-    state[snap + P + T] = state[head + H_TO_MOVE]
-    state[snap + P + T + 1] = state[head + H_PHASE]
-    state[snap + P + T + 2] = state[head + H_RESERVED]
+    snapshot_take(state, params[P_PILES], params[P_T], params[P_O_H], head, POSITION_FIELDS, params[P_O_SNAP])
     rep = params[P_O_REP]
     cap = params[P_CAP]
     rep_clear(state, rep, cap)
@@ -361,43 +331,15 @@ def _rebuild_links(state, params):
 @njit(cache=True)
 def _load_snapshot(state, params):
     """Put the snapshot position on the board (used to replay the record)."""
-    P = params[P_PILES]
-    T = params[P_T]
-    oh = params[P_O_H]
     head = params[P_O_HEAD]
-    snap = params[P_O_SNAP]
-    for i in range(P * T):
-        state[i] = 0
-    k = 0
-    for i in range(P):
-        n = state[snap + i]
-        state[oh + i] = n
-        for j in range(n):
-            state[i * T + j] = state[snap + P + k]
-            k += 1
-    state[head + H_TO_MOVE] = state[snap + P + T]
-    state[head + H_PHASE] = state[snap + P + T + 1]
-    state[head + H_RESERVED] = state[snap + P + T + 2]
+    snapshot_restore(state, params[P_PILES], params[P_T], params[P_O_H], head, POSITION_FIELDS, params[P_O_SNAP])
     state[head + H_DONE] = 0
     _rebuild_links(state, params)
 
 
 @njit(cache=True)
 def _same_position(a, b, params):
-    P = params[P_PILES]
-    T = params[P_T]
-    oh = params[P_O_H]
-    head = params[P_O_HEAD]
-    for i in range(P * T):
-        if a[i] != b[i]:
-            return False
-    for i in range(P):
-        if a[oh + i] != b[oh + i]:
-            return False
-    for f in (H_TO_MOVE, H_PHASE, H_RESERVED):
-        if a[head + f] != b[head + f]:
-            return False
-    return True
+    return stacks_equal(a, b, params[P_PILES], params[P_T], params[P_O_H], params[P_O_HEAD], POSITION_FIELDS)
 
 
 @njit(cache=True)
@@ -516,42 +458,20 @@ def _play(state, params, action):
 
 
 @njit(cache=True)
-def _confirm(state, params, j):
-    """Exact check that the position after record entry ``j`` equals the current one."""
-    scratch = state.copy()
-    _load_snapshot(scratch, params)
-    rep = params[P_O_REP]
-    cap = params[P_CAP]
-    for i in range(1, j + 1):
-        _play(scratch, params, rep_action(state, rep, cap, i))
-    return _same_position(scratch, state, params)
-
-
-@njit(cache=True)
 def _record(state, params, action, captured):
     """Keep the record after a ply and detect the repetition ending (b)."""
     head = params[P_O_HEAD]
-    rep = params[P_O_REP]
-    cap = params[P_CAP]
     if captured:
         _new_stretch(state, params)
         return
-    if state[head + H_PHASE] != PHASE_MOVE:
-        if not rep_push(state, rep, cap, NOT_A_CHECKPOINT, action):
-            _new_stretch(state, params)
-        return
-    h = _position_hash(state, params)
-    if not state[head + H_DONE]:
-        j = rep_find(state, rep, cap, h, 0)
-        while j >= 0:
-            if _confirm(state, params, j):
-                state[head + H_DONE] = 1
-                state[head + H_END] = END_REPETITION
-                state[head + H_TAKER] = 1 - state[head + H_LAST_MOVER]
-                break
-            j = rep_find(state, rep, cap, h, j + 1)
-    if not rep_push(state, rep, cap, h, action):
-        _new_stretch(state, params)
+    checkpoint = state[head + H_PHASE] == PHASE_MOVE
+    h = _position_hash(state, params) if checkpoint else NOT_A_CHECKPOINT
+    look = checkpoint and not state[head + H_DONE]
+    rep = params[P_O_REP]
+    if record_ply(state, params, rep, params[P_CAP], action, h, look, _new_stretch, _load_snapshot, _play, _same_position):
+        state[head + H_DONE] = 1
+        state[head + H_END] = END_REPETITION
+        state[head + H_TAKER] = 1 - state[head + H_LAST_MOVER]
 
 
 # -- kernel ---------------------------------------------------------------------------------
@@ -562,7 +482,7 @@ def init(state, params, rng):
     head = params[P_O_HEAD]
     state[:] = 0
     deck = np.empty(T, np.int64)
-    reds = 2 * params[P_RED]
+    reds = 2 * params[P_RED_PAIRS]
     for k in range(T):
         deck[k] = RED if k < reds else BLUE
     rng.shuffle(deck)
@@ -708,21 +628,7 @@ KERNEL = Kernel(init, legal_mask, apply, current_player, scores, returns, observ
 @njit(cache=True)
 def _replay(state, params, actions, out):
     """Apply ``actions`` with legality checks; out = (index of the first bad action or -1, reason)."""
-    mask = np.zeros(params[P_PILES] + 1, np.int8)
-    out[0] = -1
-    out[1] = 0
-    for i in range(actions.shape[0]):
-        if current_player(state, params) < 0:
-            out[0] = i
-            out[1] = 1  # game already over
-            return
-        legal_mask(state, params, mask)
-        a = actions[i]
-        if a < 0 or a >= mask.shape[0] or mask[a] == 0:
-            out[0] = i
-            out[1] = 2  # illegal
-            return
-        apply(state, params, a)
+    replay_checked(state, params, actions, out, params[P_PILES] + 1, current_player, legal_mask, apply)
 
 
 # -- the rules object -----------------------------------------------------------------------
@@ -811,26 +717,12 @@ class RondellGame(Game):
         self.__dict__["_layout_cache"] = lay
         return lay
 
-    def _params(self) -> np.ndarray:
-        o = self.options
+    PARAM_OPTIONS = ("piles", "cards_per_pile", "red_pairs", "blue_pairs", "reservation", "partial", "bottom_up")
+
+    def _derived_params(self) -> list[int]:
+        """P_T (cards in the deck), P_CAP (record entries) and the offsets of the state's parts."""
         lay = self._layout()
-        params = np.zeros(NUM_PARAMS, dtype=np.int64)
-        params[P_PILES] = o["piles"]
-        params[P_CPP] = o["cards_per_pile"]
-        params[P_RED] = o["red_pairs"]
-        params[P_BLUE] = o["blue_pairs"]
-        params[P_RESERVATION] = o["reservation"]
-        params[P_PARTIAL] = o["partial"]
-        params[P_BOTTOM_UP] = o["bottom_up"]
-        params[P_T] = lay["T"]
-        params[P_CAP] = lay["cap"]
-        params[P_O_H] = lay["h"]
-        params[P_O_NEXT] = lay["next"]
-        params[P_O_PREV] = lay["prev"]
-        params[P_O_HEAD] = lay["head"]
-        params[P_O_SNAP] = lay["snap"]
-        params[P_O_REP] = lay["rep"]
-        return params
+        return [lay[key] for key in ("T", "cap", "h", "next", "prev", "head", "snap", "rep")]
 
     def _sizes(self) -> tuple[int, int, int]:
         o = self.options
@@ -1208,31 +1100,27 @@ class RondellGame(Game):
         return "\n".join([header, *lines])
 
 
-def register_ids() -> None:
-    """Register the family's ids: one kernel, five presets."""
-    from ..registry import register_game
+_EXPERT_DECK = {"piles": 16, "cards_per_pile": 7, "red_pairs": 27, "blue_pairs": 29}
 
-    expert = {"piles": 16, "cards_per_pile": 7, "red_pairs": 27, "blue_pairs": 29}
-    register_game("rondell-v0", RondellGame, "Rondell, beginner deck: 9 piles of 6 red/blue cards")
-    register_game("rondell-expert-v0", RondellGame, "Rondell, expert deck: 16 piles of 7 red/blue cards", **expert)
-    register_game(
+VARIANTS = (
+    Variant("rondell-v0", RondellGame, "Rondell, beginner deck: 9 piles of 6 red/blue cards"),
+    Variant("rondell-expert-v0", RondellGame, "Rondell, expert deck: 16 piles of 7 red/blue cards", _EXPERT_DECK),
+    Variant(
         "rondell-reservation-v0",
         RondellGame,
         "Rondell mit Reservierung: the mover may reserve a pile against the opponent's next move",
-        reservation=True,
-        **expert,
-    )
-    register_game(
+        {**_EXPERT_DECK, "reservation": True},
+    ),
+    Variant(
         "rondell-partial-v0",
         RondellGame,
         "Parteiisches Rondell: each player owns 8 consecutive piles and must start there",
-        partial=True,
-        **expert,
-    )
-    register_game(
+        {**_EXPERT_DECK, "partial": True},
+    ),
+    Variant(
         "rondell-bottom-up-v0",
         RondellGame,
         "Michael's Rondell: lifted piles are sown from the bottom card up",
-        bottom_up=True,
-        **expert,
-    )
+        {**_EXPERT_DECK, "bottom_up": True},
+    ),
+)

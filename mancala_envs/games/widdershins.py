@@ -1,7 +1,7 @@
 """Widdershins: David Parlett's 52-card mancala (1996), with Gering's and Parlett's endings.
 
-Rules source: ``rules-sources/widdershins.txt`` (Mancala World), with the package rulings
-(``rules.md``, Widdershins). One numba kernel plays both endings.
+Rules source: the Mancala World article "Widdershins" (inventor David Parlett), with the
+package rulings below. One numba kernel plays both endings.
 
 Registered ids
 --------------
@@ -62,11 +62,11 @@ Rules
    player with more cards scores their count divided by the other's, rounded down, or twice
    their count if the other has none; the other scores 0. Equal counts: a draw, 0-0.
 
-Decisions the rules leave open, settled here
---------------------------------------------
+Package rulings (points the rules leave open)
+---------------------------------------------
 * The deal goes one card at a time round the ring (rule 1).
-* The ruling's N1, N2 for the last two cards wins over the rule text's "from the right of the
-  North row".
+* The last two cards of the deal go to N1 and N2: the package's reading of the rule text's
+  "from the right of the North row", which it follows wherever the two could differ.
 * Every Ace standing alone on an owned stack has two actions (one per direction), so there
   is one "Ace clockwise" action per position (actions 12..23), not a single one.
 * A repetition (Gering) compares positions at the start of each turn: every stack's cards in
@@ -165,19 +165,20 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, board_view_of, json_int, view_cell
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
-    hash_finish,
-    hash_mix,
-    hash_start,
-    rep_action,
     rep_block_size,
     rep_clear,
     rep_count,
-    rep_find,
     rep_push,
+    record_ply,
+    replay_checked,
+    snapshot_restore,
+    snapshot_take,
+    stacks_equal,
+    stacks_hash,
 )
 
 N_POS = 12
@@ -188,10 +189,11 @@ A_PASS = 24
 A_RESIGN = 25
 MAX_LAPS = 1000
 
+# -- parameter vector: the options of PARAM_OPTIONS (Option.encode), then derived values ----
 P_ENDING = 0
 P_CAP = 1
 P_O_REP = 2
-NUM_PARAMS = 3
+# values of the choice option ``ending``: the index of the choice (Option.encode)
 ENDING_GERING = 0
 ENDING_PARLETT = 1
 
@@ -207,6 +209,8 @@ H_LAST_MOVER = 6
 H_CAPTURED = 7  # 7 red, 8 black
 H_LAP_LIMIT = 9
 HEADER_SIZE = 10
+# The header entries that belong to a position for the repetition rule (hashed, snapshotted).
+POSITION_FIELDS = (H_TO_MOVE, H_FIRST)
 O_SNAP = O_HEAD + HEADER_SIZE
 SNAP_SIZE = N_POS + CAP + 2
 O_REP = O_SNAP + SNAP_SIZE
@@ -261,40 +265,13 @@ def _cards_in_play(state, colour):
 
 
 @njit(cache=True)
-def _owned(state, pos, colour):
-    h = state[O_H + pos]
-    return h > 0 and _colour(state[pos * CAP + h - 1]) == colour
-
-
-@njit(cache=True)
 def _position_hash(state):
-    h = hash_start()
-    for i in range(N_POS):
-        n = state[O_H + i]
-        h = hash_mix(h, n)
-        for j in range(n):
-            h = hash_mix(h, state[i * CAP + j])
-    h = hash_mix(h, state[O_HEAD + H_TO_MOVE])
-    h = hash_mix(h, state[O_HEAD + H_FIRST])
-    return hash_finish(h)
+    return stacks_hash(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS)
 
 
 @njit(cache=True)
 def _new_stretch(state, params):
-    old_total = 0
-    for i in range(N_POS):
-        old_total += state[O_SNAP + i]
-    k = 0
-    for i in range(N_POS):
-        n = state[O_H + i]
-        state[O_SNAP + i] = n
-        for j in range(n):
-            state[O_SNAP + N_POS + k] = state[i * CAP + j]
-            k += 1
-    for j in range(k, old_total):
-        state[O_SNAP + N_POS + j] = 0
-    state[O_SNAP + N_POS + CAP] = state[O_HEAD + H_TO_MOVE]
-    state[O_SNAP + N_POS + CAP + 1] = state[O_HEAD + H_FIRST]
+    snapshot_take(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS, O_SNAP)
     rep = params[P_O_REP]
     cap = params[P_CAP]
     rep_clear(state, rep, cap)
@@ -302,27 +279,14 @@ def _new_stretch(state, params):
 
 
 @njit(cache=True)
-def _load_snapshot(state):
-    for i in range(N_POS * CAP):
-        state[i] = 0
-    k = 0
-    for i in range(N_POS):
-        n = state[O_SNAP + i]
-        state[O_H + i] = n
-        for j in range(n):
-            state[i * CAP + j] = state[O_SNAP + N_POS + k]
-            k += 1
-    state[O_HEAD + H_TO_MOVE] = state[O_SNAP + N_POS + CAP]
-    state[O_HEAD + H_FIRST] = state[O_SNAP + N_POS + CAP + 1]
+def _load_snapshot(state, params):
+    snapshot_restore(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS, O_SNAP)
     state[O_HEAD + H_DONE] = 0
 
 
 @njit(cache=True)
-def _same_position(a, b):
-    for i in range(O_HEAD):
-        if a[i] != b[i]:
-            return False
-    return a[O_HEAD + H_TO_MOVE] == b[O_HEAD + H_TO_MOVE] and a[O_HEAD + H_FIRST] == b[O_HEAD + H_FIRST]
+def _same_position(a, b, params):
+    return stacks_equal(a, b, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS)
 
 
 @njit(cache=True)
@@ -480,34 +444,16 @@ def _play(state, params, action):
 
 
 @njit(cache=True)
-def _confirm(state, params, j):
-    scratch = state.copy()
-    _load_snapshot(scratch)
-    rep = params[P_O_REP]
-    cap = params[P_CAP]
-    for i in range(1, j + 1):
-        _play(scratch, params, rep_action(state, rep, cap, i))
-    return _same_position(scratch, state)
-
-
-@njit(cache=True)
 def _record(state, params, action, captured):
-    rep = params[P_O_REP]
-    cap = params[P_CAP]
     if captured:
         _new_stretch(state, params)
         return
     h = _position_hash(state)
-    if not state[O_HEAD + H_DONE]:
-        j = rep_find(state, rep, cap, h, 0)
-        while j >= 0:
-            if _confirm(state, params, j):
-                state[O_HEAD + H_DONE] = 1
-                state[O_HEAD + H_END] = END_REPETITION
-                break
-            j = rep_find(state, rep, cap, h, j + 1)
-    if not rep_push(state, rep, cap, h, action):
-        _new_stretch(state, params)
+    look = not state[O_HEAD + H_DONE]
+    rep = params[P_O_REP]
+    if record_ply(state, params, rep, params[P_CAP], action, h, look, _new_stretch, _load_snapshot, _play, _same_position):
+        state[O_HEAD + H_DONE] = 1
+        state[O_HEAD + H_END] = END_REPETITION
 
 
 # -- kernel ---------------------------------------------------------------------------------
@@ -657,21 +603,8 @@ OBS_SIZE = N_POS * CAP * 3 + 2 * N_POS + 5
 
 @njit(cache=True)
 def _replay(state, params, actions, out):
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    out[0] = -1
-    out[1] = 0
-    for i in range(actions.shape[0]):
-        if current_player(state, params) < 0:
-            out[0] = i
-            out[1] = 1
-            return
-        legal_mask(state, params, mask)
-        a = actions[i]
-        if a < 0 or a >= NUM_ACTIONS or mask[a] == 0:
-            out[0] = i
-            out[1] = 2
-            return
-        apply(state, params, a)
+    """Apply ``actions`` with legality checks; out = (index of the first bad action or -1, reason)."""
+    replay_checked(state, params, actions, out, NUM_ACTIONS, current_player, legal_mask, apply)
 
 
 # -- the rules object -----------------------------------------------------------------------
@@ -697,16 +630,18 @@ class WiddershinsGame(Game):
     def gering(self) -> bool:
         return self.options["ending"] == "gering"
 
-    def _params(self) -> np.ndarray:
-        params = np.zeros(NUM_PARAMS, dtype=np.int64)
-        params[P_ENDING] = ENDING_GERING if self.gering else ENDING_PARLETT
-        params[P_CAP] = self.options["max_plies"] + 1 if self.gering else 0
-        params[P_O_REP] = O_REP
-        return params
+    PARAM_OPTIONS = ("ending",)
+
+    def _derived_params(self) -> list[int]:
+        """P_CAP (the repetition record's entries: max_plies + 1 with Gering's ending, else
+        none) and P_O_REP (where the record starts)."""
+        return [self._record_entries(), O_REP]
+
+    def _record_entries(self) -> int:
+        return self.options["max_plies"] + 1 if self.gering else 0
 
     def _sizes(self) -> tuple[int, int, int]:
-        cap = self.options["max_plies"] + 1 if self.gering else 0
-        return O_REP + rep_block_size(cap), NUM_ACTIONS, OBS_SIZE
+        return O_REP + rep_block_size(self._record_entries()), NUM_ACTIONS, OBS_SIZE
 
     def observation_bounds(self) -> tuple[float, float]:
         return 0.0, 52.0
@@ -1015,14 +950,12 @@ class WiddershinsGame(Game):
         return "\n".join([header, *lines])
 
 
-def register_ids() -> None:
-    """Register the family's ids: one kernel, two endings."""
-    from ..registry import register_game
-
-    register_game("widdershins-v0", WiddershinsGame, "Widdershins (Parlett's card mancala) with Gering's ending")
-    register_game(
+VARIANTS = (
+    Variant("widdershins-v0", WiddershinsGame, "Widdershins (Parlett's card mancala) with Gering's ending"),
+    Variant(
         "widdershins-parlett-v0",
         WiddershinsGame,
         "Widdershins with Parlett's original ending and score, and the resign action",
-        ending="parlett",
-    )
+        {"ending": "parlett"},
+    ),
+)
