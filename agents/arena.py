@@ -58,10 +58,6 @@ class MatchResult:
     score_b_by_seat: list[float] = field(default_factory=lambda: [0.0, 0.0])  # B's summed score
     records: list[list[int]] = field(default_factory=list)
 
-    @property
-    def losses_a(self) -> int:
-        return self.wins_b
-
     def summary(self) -> str:
         mean = self.score_diff_a / max(self.games, 1)
         lines = [
@@ -131,7 +127,6 @@ def play_match(
     seed: int = 0,
     workers: int | None = 1,
     progress: Callable[[int], None] | None = None,
-    **options,
 ) -> MatchResult:
     """``games`` games of ``env`` (an id, or a Game); A is player_0 in even games, player_1 in odd ones.
 
@@ -140,7 +135,7 @@ def play_match(
     """
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"games must be an integer of at least 1, got {games!r}")
-    game = env if isinstance(env, Game) else make_game(env, **options)
+    game = env if isinstance(env, Game) else make_game(env)
     workers = default_workers() if workers is None else int(workers)
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")

@@ -5,7 +5,7 @@ plays every pair (``play_match``: seats swapped every game, each start seed play
 seats, on every core), then fits Bradley-Terry Elo ratings with bootstrap intervals anchored
 at ``random`` = 0 (``agents.ratings``; the first agent is the anchor when ``random`` is not
 playing). ``TournamentResult.table()`` is the printed table; ``write(out_dir)`` writes
-``<stem>.csv``, ``<stem>.json`` and ``<stem>.png`` atomically (temporary file, then rename).
+``tournament-<env id>.csv``, ``.json`` and ``.png`` atomically (temporary file, then rename).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import time
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -117,11 +116,11 @@ class TournamentResult:
             w.writerow(row)
         return buf.getvalue()
 
-    def write(self, out_dir: str | os.PathLike, stem: str | None = None, plot: bool = True) -> dict[str, Path]:
+    def write(self, out_dir: str | os.PathLike, plot: bool = True) -> dict[str, Path]:
         """Write CSV, JSON and (with ``plot``) a PNG of the ratings; returns the paths."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        stem = stem or f"tournament-{self.env_id}"
+        stem = f"tournament-{self.env_id}"
         paths = {"csv": out / f"{stem}.csv", "json": out / f"{stem}.json"}
         write_text_atomic(paths["csv"], self.csv_text())
         write_text_atomic(paths["json"], json.dumps(self.to_dict(), indent=2, default=_json_default))
@@ -163,20 +162,20 @@ def _json_default(obj):
 
 
 class ProgressBar:
-    """A one-line text progress bar on a stream (stderr by default)."""
+    """A one-line text progress bar of games on stderr, with the pair being played."""
 
-    def __init__(self, total: int, stream=None, width: int = 30, label: str = ""):
+    width = 30  # characters of the bar
+
+    def __init__(self, total: int):
         self.total = max(total, 1)
         self.done = 0
-        self.stream = stream or sys.stderr
-        self.width = width
-        self.label = label
+        self.stream = sys.stderr
+        self.label = ""
         self.start = time.perf_counter()
 
-    def update(self, n: int = 1, label: str | None = None) -> None:
+    def update(self, n: int, label: str) -> None:
         self.done += n
-        if label is not None:
-            self.label = label
+        self.label = label
         frac = min(self.done / self.total, 1.0)
         filled = int(frac * self.width)
         elapsed = time.perf_counter() - self.start
@@ -198,7 +197,7 @@ def round_robin(
     seed: int = 0,
     workers: int | None = None,
     bootstrap_samples: int = 200,
-    progress: bool | Callable[[int, str], None] = False,
+    progress: bool = False,
     **options,
 ) -> TournamentResult:
     """Every pair of ``specs`` plays ``games`` games of ``env``; returns ratings and tables."""
@@ -211,28 +210,22 @@ def round_robin(
     agents = [make_agent(s, seed=seed + 1000 * k) for k, s in enumerate(specs)]
     names = [a.name for a in agents]
     pairs = list(combinations(range(len(agents)), 2))
-    bar = None
-    if progress is True:
-        bar = ProgressBar(len(pairs) * games)
+    bar = ProgressBar(len(pairs) * games) if progress else None
     matches = []
     for n, (i, j) in enumerate(pairs):
         label = f"{names[i]} vs {names[j]}"
         last = [0]
 
         def tick(done, label=label, last=last):
-            step = done - last[0]
+            bar.update(done - last[0], label)
             last[0] = done
-            if bar is not None:
-                bar.update(step, label)
-            elif callable(progress):
-                progress(step, label)
 
         matches.append(play_match(game, agents[i], agents[j], games=games, seed=seed + 7919 * n,
-                                  workers=workers, progress=tick))
+                                  workers=workers, progress=tick if bar else None))
     if bar is not None:
         bar.close()
     results = [PairResult(m.agent_a, m.agent_b, m.wins_a, m.wins_b, m.draws) for m in matches]
-    ratings = bootstrap(results, names, anchor="random", samples=bootstrap_samples, seed=seed)
+    ratings = bootstrap(results, names, samples=bootstrap_samples, seed=seed)
     rows = []
     for k, name in enumerate(names):
         row = AgentRow(name, float(ratings.elo[k]), float(ratings.low[k]), float(ratings.high[k]), 0, 0, 0, 0)
