@@ -18,12 +18,10 @@ class Agent:
     name = "agent"
 
     def __init__(self, seed: int | None = None):
-        self._seed = seed
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
-            self._seed = seed
             self.rng = np.random.default_rng(seed)
 
     def act(self, state: State) -> int:  # pragma: no cover - abstract

@@ -19,15 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from gymnasium import spaces
 from stable_baselines3.common.torch_layers import FlattenExtractor
 
 
 class Log1pFlatten(FlattenExtractor):
     """``log1p`` of the flattened observation (observations are non-negative counts)."""
-
-    def __init__(self, observation_space: spaces.Space):
-        super().__init__(observation_space)
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return torch.log1p(self.flatten(observations))

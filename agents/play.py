@@ -30,7 +30,6 @@ board, next to Hint (H), Undo (U), Save (S) and Quit (Q or Esc).
 from __future__ import annotations
 
 import sys
-from typing import TextIO
 
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.game import Game, State
@@ -60,8 +59,8 @@ class PlaySession:
     ``render.LastMove`` (the last one is what a picture highlights).
     """
 
-    def __init__(self, game: Game, seat: int, opponent: Agent, hint_agent: Agent | None = None,
-                 seed: int | None = None, opponent_name: str | None = None):
+    def __init__(self, game: Game, seat: int, opponent: Agent, hint_agent: Agent, seed: int | None = None,
+                 opponent_name: str | None = None):
         if seat not in (0, 1):
             raise MancalaError(f"the human's seat must be 0 or 1, got {seat!r}")
         self.game = game
@@ -146,8 +145,6 @@ class PlaySession:
 
     def hint(self) -> tuple[int, str]:
         """The hint agent's move for the human here: ``(action, name)``."""
-        if self.hint_agent is None:
-            raise MancalaError("no hint agent was given")
         if not self.human_to_move:
             raise MancalaError("a hint is for your own turn")
         action = int(self.hint_agent.act(self.state.clone()))
@@ -164,10 +161,9 @@ class PlaySession:
         return f"saved {len(self.actions)} plies to {path} (replay: mancala replay {path})"
 
 
-def play_in_terminal(session: PlaySession, stdin: TextIO | None = None, stdout: TextIO | None = None,
-                     save_path: str | None = None) -> int:
+def play_in_terminal(session: PlaySession, save_path: str | None = None) -> int:
     """The terminal game: the board, legal moves, and the commands of the module docstring."""
-    out = stdout or sys.stdout
+    out = sys.stdout
     game = session.game
 
     def say(line: str = "") -> None:
@@ -201,7 +197,7 @@ def play_in_terminal(session: PlaySession, stdin: TextIO | None = None, stdout: 
                   "list the legal moves"),
         "quit": (leave, "leave the game"),
     }
-    human = HumanAgent(stdin=stdin, stdout=out, commands=commands, show_moves=True)
+    human = HumanAgent(stdout=out, commands=commands, show_moves=True)
     me = session.seat_names[session.seat]
     say(f"{game.env_id}: you are {me}, playing against {session.opponent_name} (seed {session.seed}).")
     say("Type a move in the game's notation, or hint, undo, save FILE, board, moves, help, quit.")

@@ -2,9 +2,8 @@
 
 ``PATH`` is a model file written by ``mancala train`` (``final_model.zip``, a checkpoint)
 or a run folder (its final model, else its latest checkpoint). The agent plays the
-greedy action of the policy by default (``policy:PATH`` in tournaments and ``mancala
-play``); ``PolicyAgent(..., deterministic=False)`` samples from it with the agent's seeded
-generator instead.
+greedy action of the policy (``policy:PATH`` in tournaments and ``mancala play``, the
+learner in evaluations).
 """
 
 from __future__ import annotations
@@ -59,14 +58,12 @@ class PolicyAgent(Agent):
 
     name = "policy"
 
-    def __init__(self, model: Any, seed: int | None = None, deterministic: bool = True, name: str | None = None):
+    def __init__(self, model: Any, seed: int | None = None, name: str | None = None):
         super().__init__(seed)
         if isinstance(model, (str, Path)):
             name = name or f"policy:{model}"
             model = load_model(model)
-        self.model = model
-        self.deterministic = deterministic
-        self._actor = PolicyOpponent.snapshot(model, deterministic=deterministic)
+        self._actor = PolicyOpponent.snapshot(model, deterministic=True)
         self.observation_size = int(np.prod(model.observation_space.shape))
         self.num_actions = int(model.action_space.n)
         if name:
@@ -88,7 +85,3 @@ class PolicyAgent(Agent):
         mask = state.action_mask().astype(bool)[None, :]
         return int(self._actor(obs, mask, self.rng)[0])
 
-
-def policy_agent_from_spec(path: str, seed: int | None = None) -> PolicyAgent:
-    """The ``policy:PATH`` spec."""
-    return PolicyAgent(path, seed=seed)

@@ -6,7 +6,7 @@ ratings by maximum likelihood (Hunter's MM iterations) and shifts them so that t
 (``random`` when present, else the first agent) is 0.
 
 A prior keeps the fit finite when an agent wins or loses every game (common: a search agent
-against ``random``): each pair that met gets ``prior`` virtual draws (default 1). It pulls
+against ``random``): each pair that met gets ``PRIOR_DRAWS`` virtual draws (1). It pulls
 ratings together a little; with 100 games per pair the effect is a few Elo.
 
 ``bootstrap`` resamples the openings of the suite every pair played (the opening pair of
@@ -24,6 +24,9 @@ import numpy as np
 __all__ = ["PairResult", "Ratings", "bootstrap", "bradley_terry", "wilson_interval"]
 
 ELO = 400.0 / math.log(10.0)
+ANCHOR = "random"  # the agent rated 0 when it plays
+PRIOR_DRAWS = 1.0  # virtual draws per pair that met (module docstring)
+Z_95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 
 
 @dataclass(frozen=True)
@@ -67,10 +70,10 @@ def _matrix(names: list[str], pairs: list[PairResult]) -> np.ndarray:
     return W
 
 
-def _fit(W: np.ndarray, met: np.ndarray, prior: float, iters: int = 2000, tol: float = 1e-10) -> np.ndarray:
+def _fit(W: np.ndarray, met: np.ndarray, iters: int = 2000, tol: float = 1e-10) -> np.ndarray:
     """MM iterations for Bradley-Terry; returns log-strengths (natural log)."""
     K = W.shape[0]
-    W = W + 0.5 * prior * met  # virtual draws
+    W = W + 0.5 * PRIOR_DRAWS * met  # virtual draws
     N = W + W.T
     wins = W.sum(axis=1)
     p = np.ones(K)
@@ -86,9 +89,8 @@ def _fit(W: np.ndarray, met: np.ndarray, prior: float, iters: int = 2000, tol: f
     return np.log(p)
 
 
-def bradley_terry(pairs: list[PairResult], names: list[str] | None = None, anchor: str = "random",
-                  prior: float = 1.0) -> Ratings:
-    """Elo ratings from pairwise results; ``anchor`` (or the first name if absent) is 0."""
+def bradley_terry(pairs: list[PairResult], names: list[str] | None = None) -> Ratings:
+    """Elo ratings from pairwise results; ``random`` (or the first name if absent) is 0."""
     if names is None:
         names = []
         for p in pairs:
@@ -103,14 +105,13 @@ def bradley_terry(pairs: list[PairResult], names: list[str] | None = None, ancho
                 raise ValueError(f"bradley_terry: {n!r} in the results is not one of the agents {names}")
     W = _matrix(names, pairs)
     met = ((W + W.T) > 0).astype(float)
-    logp = _fit(W, met, prior)
-    anchor_name = anchor if anchor in names else names[0]
+    logp = _fit(W, met)
+    anchor_name = ANCHOR if ANCHOR in names else names[0]
     k = names.index(anchor_name)
     return Ratings(list(names), ELO * (logp - logp[k]), anchor=anchor_name)
 
 
-def bootstrap(matches: list, names: list[str] | None = None, anchor: str = "random", prior: float = 1.0,
-              samples: int = 200, seed: int = 0) -> Ratings:
+def bootstrap(matches: list, names: list[str] | None = None, samples: int = 200, seed: int = 0) -> Ratings:
     """``bradley_terry`` plus 95% percentile intervals, resampling the openings.
 
     ``matches`` are ``PairedResult``: each sample draws the openings of every suite with
@@ -118,7 +119,7 @@ def bootstrap(matches: list, names: list[str] | None = None, anchor: str = "rand
     openings (an opening is the unit of independence, and one hard opening is hard for
     everybody); then the ratings are refitted.
     """
-    point = bradley_terry([m.pair_result() for m in matches], names, anchor, prior)
+    point = bradley_terry([m.pair_result() for m in matches], names)
     names = point.names
     rng = np.random.default_rng(seed)
     k = names.index(point.anchor)
@@ -128,7 +129,7 @@ def bootstrap(matches: list, names: list[str] | None = None, anchor: str = "rand
         rows = {key: rng.integers(n, size=n) for key, n in suites.items()}
         W = _matrix(names, [m.pair_result(rows[_suite_key(m.suite)]) for m in matches])
         met = ((W + W.T) > 0).astype(float)
-        logp = _fit(W, met, prior, iters=500, tol=1e-8)
+        logp = _fit(W, met, iters=500, tol=1e-8)
         draws[s] = ELO * (logp - logp[k])
     point.low = np.percentile(draws, 2.5, axis=0)
     point.high = np.percentile(draws, 97.5, axis=0)
@@ -140,10 +141,11 @@ def _suite_key(suite) -> str:
     return repr(sorted(suite.spec().items()))
 
 
-def wilson_interval(successes: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score interval of a proportion (95% by default); (0, 1) when ``n`` is 0."""
+def wilson_interval(successes: float, n: int) -> tuple[float, float]:
+    """Wilson score 95% interval of a proportion; (0, 1) when ``n`` is 0."""
     if n <= 0:
         return 0.0, 1.0
+    z = Z_95
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom

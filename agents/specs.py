@@ -24,7 +24,7 @@ from mancala_envs.core.errors import MancalaError
 from .base import Agent
 from .human import HumanAgent
 from .mcts import MCTSAgent
-from .policy import policy_agent_from_spec
+from .policy import PolicyAgent
 from .search import AlphaBetaAgent, SolverAgent
 from .simple import GreedyAgent, RandomAgent
 
@@ -40,7 +40,7 @@ _key.__name__ = "state|obs"
 
 def _policy_factory(seed=None, path: str = ""):
     """``policy:PATH``: a trained model (``agents.policy``; loads torch only when used)."""
-    return policy_agent_from_spec(path, seed=seed)
+    return PolicyAgent(path, seed=seed)
 
 
 # name -> (factory(seed, **params), {param: type})

@@ -8,8 +8,8 @@ then fits Bradley-Terry Elo ratings with intervals bootstrapped over openings, a
 ``random`` is not playing). Each agent's score (win 1, draw 1/2) comes with an interval
 bootstrapped over openings, overall and per seat. ``TournamentResult.table()`` is the
 printed table; ``to_dict()`` holds the suite and, under ``results``, one report per pair
-(``PairedResult.report`` with the two names); ``write(out_dir)`` writes ``<stem>.csv``,
-``<stem>.json`` and ``<stem>.png`` atomically (temporary file, then rename).
+(``PairedResult.report`` with the two names); ``write(out_dir)`` writes ``tournament-<env id>.csv``,
+``.json`` and ``.png`` atomically (temporary file, then rename).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import time
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -122,11 +121,11 @@ class TournamentResult:
             w.writerow(row)
         return buf.getvalue()
 
-    def write(self, out_dir: str | os.PathLike, stem: str | None = None, plot: bool = True) -> dict[str, Path]:
+    def write(self, out_dir: str | os.PathLike, plot: bool = True) -> dict[str, Path]:
         """Write CSV, JSON and (with ``plot``) a PNG of the ratings; returns the paths."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        stem = stem or f"tournament-{self.env_id}"
+        stem = f"tournament-{self.env_id}"
         paths = {"csv": out / f"{stem}.csv", "json": out / f"{stem}.json"}
         write_text_atomic(paths["csv"], self.csv_text())
         write_text_atomic(paths["json"], json.dumps(self.to_dict(), indent=2, default=json_default))
@@ -184,20 +183,20 @@ def json_default(obj):
 
 
 class ProgressBar:
-    """A one-line text progress bar on a stream (stderr by default)."""
+    """A one-line text progress bar of games on stderr, with the pair being played."""
 
-    def __init__(self, total: int, stream=None, width: int = 30, label: str = ""):
+    width = 30  # characters of the bar
+
+    def __init__(self, total: int):
         self.total = max(total, 1)
         self.done = 0
-        self.stream = stream or sys.stderr
-        self.width = width
-        self.label = label
+        self.stream = sys.stderr
+        self.label = ""
         self.start = time.perf_counter()
 
-    def update(self, n: int = 1, label: str | None = None) -> None:
+    def update(self, n: int, label: str) -> None:
         self.done += n
-        if label is not None:
-            self.label = label
+        self.label = label
         frac = min(self.done / self.total, 1.0)
         filled = int(frac * self.width)
         elapsed = time.perf_counter() - self.start
@@ -220,7 +219,7 @@ def round_robin(
     seed: int = 0,
     workers: int | None = None,
     bootstrap_samples: int = 200,
-    progress: bool | Callable[[int, str], None] = False,
+    progress: bool = False,
     **options,
 ) -> TournamentResult:
     """Every pair of ``specs`` plays the same opening suite of ``env``; returns ratings and tables."""
@@ -245,13 +244,11 @@ def round_robin(
             last[0] = done
             if bar is not None:
                 bar.update(step, label)
-            elif callable(progress):
-                progress(step, label)
 
         matches.append(play_match(game, agents[i], agents[j], suite, workers=workers, progress=tick))
     if bar is not None:
         bar.close()
-    ratings = bootstrap(matches, names, anchor="random", samples=bootstrap_samples, seed=seed)
+    ratings = bootstrap(matches, names, samples=bootstrap_samples, seed=seed)
     rows = [_agent_row(name, k, ratings, matches) for k, name in enumerate(names)]
     return TournamentResult(game.env_id, dict(game.options), names, suite, seed, matches, ratings, rows,
                             time.perf_counter() - start)

@@ -17,6 +17,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from mancala_envs.training.config import ConfigError, TrainConfig, load_config  # noqa: E402
+from mancala_envs.training.evaluation import EVAL_FIELDS, evals_csv, game_of_model  # noqa: E402
+from mancala_envs.training.run_folder import run_folder_of  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
@@ -91,6 +93,35 @@ def test_config_file_errors(tmp_path):
     listed.write_text("- 1\n- 2\n")
     with pytest.raises(ConfigError, match="must hold a mapping"):
         load_config(listed)
+
+
+def test_the_command_line_loads_without_the_training_stack():
+    """`mancala list` and friends must work without the train extra: no torch, SB3 or matplotlib at import."""
+    code = ("import sys, mancala_envs.cli; print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'torch', 'stable_baselines3', 'sb3_contrib', 'matplotlib', 'rich'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_game_of_a_saved_model(tmp_path):
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "config.yaml").write_text("env_id: kalah-v0\noptions: {pits: 4}\n")
+    model = run / "checkpoints" / "latest.zip"
+    assert run_folder_of(model) == run and run_folder_of(tmp_path / "elsewhere.zip") is None
+    assert game_of_model(model, run, None, []) == ("kalah-v0", {"pits": 4})
+    assert game_of_model(model, run, "kalah-v0", ["seeds=3"]) == ("kalah-v0", {"seeds": 3})
+    with pytest.raises(ConfigError, match="give --env ID to evaluate on another one"):
+        game_of_model(model, run, None, ["pits=5"])
+    with pytest.raises(ConfigError, match="is not inside a run folder; give the game with --env ID"):
+        game_of_model(tmp_path / "elsewhere.zip", None, None, [])
+
+
+def test_evals_csv_leaves_missing_columns_empty():
+    lines = evals_csv([{"step": 5, "opponent": "random", "games": 2}]).splitlines()
+    assert lines[0] == ",".join(EVAL_FIELDS)
+    assert lines[1] == "5,random,2" + "," * (len(EVAL_FIELDS) - 3)
 
 
 # -- runs -------------------------------------------------------------------------------------------

@@ -22,7 +22,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
+from mancala_envs.agents import make_agent
 from mancala_envs.core.errors import MancalaError
+from mancala_envs.registry import make_game
 
 
 class ConfigError(MancalaError):
@@ -87,9 +89,7 @@ class TrainConfig:
 
     def validate(self) -> None:
         """Semantic checks the types cannot express."""
-        import mancala_envs
-
-        mancala_envs.make_game(self.env_id, **self.options)  # unknown id / option: the registry's message
+        make_game(self.env_id, **self.options)  # unknown id / option: the registry's message
         positive = {
             "total_timesteps": self.total_timesteps,
             "num_envs": self.num_envs,
@@ -113,15 +113,13 @@ class TrainConfig:
             raise ConfigError(f"ppo.learning_rate must be positive, got {self.ppo.learning_rate}")
         if not self.ppo.net_arch or any(n < 1 for n in self.ppo.net_arch):
             raise ConfigError(f"ppo.net_arch must list positive layer sizes, got {self.ppo.net_arch}")
-        from mancala_envs.agents.features import OBSERVATION_TRANSFORMS
+        from mancala_envs.agents.features import OBSERVATION_TRANSFORMS  # imports torch, which `mancala list` must not need
 
         if self.ppo.observation_transform not in OBSERVATION_TRANSFORMS:
             raise ConfigError(
                 f"ppo.observation_transform must be one of {', '.join(OBSERVATION_TRANSFORMS)}, "
                 f"got {self.ppo.observation_transform!r}"
             )
-        from mancala_envs.agents import make_agent
-
         for spec in list(self.pool.baselines) + list(self.eval.ladder):
             make_agent(spec)  # the agent spec errors name the known agents
         for spec, weight in self.pool.baselines.items():
@@ -165,10 +163,6 @@ def _check_value(value: Any, hint: Any, where: str) -> Any:
     if hint is str:
         if not isinstance(value, str):
             raise ConfigError(f"{where} must be a string, got {value!r}")
-        return value
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"{where} must be true or false, got {value!r}")
         return value
     raise ConfigError(f"{where}: unsupported type {hint}")  # pragma: no cover - our declarations
 

@@ -1,4 +1,4 @@
-"""``mancala train``: MaskablePPO by self-play (``mancala_envs.training.train``).
+"""``mancala train``: MaskablePPO by self-play (``mancala_envs.training``).
 
     mancala train configs/kalah-v0-quick.yaml [key=value ...]
     mancala train --resume runs/kalah-v0-20261122-050000
@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 from mancala_envs.training.config import ConfigError, load_config
-from mancala_envs.training.train import RunState, Trainer, results_table, resume_run, start_run
+from mancala_envs.training.report import results_table
+from mancala_envs.training.run_folder import RunState, resume_run, start_run
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -38,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
         run_dir = start_run(config, command)
         state = RunState()
     print(f"run folder: {run_dir}", flush=True)
+    # the training loop imports torch and SB3 at its top: the other subcommands load without them
+    from mancala_envs.training.train import Trainer
+
     report = Trainer(config, run_dir, state, echo=lambda text: print(text, flush=True)).run()
     print()
     print(results_table(report["final_evaluation"], report["ratings"]))

@@ -1,0 +1,122 @@
+"""The run folder of ``mancala train``: creating it, resuming from it, and its file layout.
+
+    mancala train configs/kalah-v0-quick.yaml [key=value ...]
+    mancala train --resume runs/kalah-v0-20261122-050000
+
+A run folder holds everything about one run:
+
+===========================  ===================================================================
+``config.yaml``              the resolved config (file + overrides), used by ``--resume``
+``command.txt``, ``meta.json``  the command line, package/torch versions, start time
+``checkpoints/latest.zip``   the model at the last checkpoint (written to a temporary name and
+                             renamed: a SIGKILL loses at most the work since that checkpoint)
+``checkpoints/state.json``   steps, snapshot list, evaluation history at that checkpoint
+``snapshots/*.pt``           the frozen snapshots of the learner in the opponent pool
+``evals.csv``                every evaluation: step, opponent, games, wins/draws/losses, win rate
+                             with its Wilson 95% interval, wins per seat, the learner's Elo
+``tb/``                      TensorBoard: SB3's training statistics plus ``eval/*``
+``final_model.zip``          the trained model (``policy:RUN_DIR`` plays it)
+``report.md``, ``report.json``  final table: win rates per opponent and seat, Elo ratings with
+                             bootstrap intervals (random = 0)
+``learning_curve.png``       the learner's mean self-play return over training steps
+``win_rates.png``            win rate against each ladder agent over training steps
+===========================  ===================================================================
+
+yaml (and torch, for the version in ``meta.json``) come with the train extra; they are
+imported where used, so the command line loads without them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import mancala_envs
+from mancala_envs.core.files import remove_stale_temporaries, write_text_atomic
+
+from .config import ConfigError, TrainConfig, config_from_dict
+
+
+@dataclass
+class RunState:
+    """What a checkpoint remembers besides the model."""
+
+    steps: int = 0
+    snapshots: list[str] = field(default_factory=list)  # names, oldest first (files in snapshots/)
+    evals: list[dict[str, Any]] = field(default_factory=list)  # rows of evals.csv
+    curve: list[list[float]] = field(default_factory=list)  # [step, mean learner return, episodes]
+    ladder_pairs: list[list[Any]] = field(default_factory=list)  # [a, b, wins_a, wins_b, draws]
+    seconds: float = 0.0  # training wall time so far
+
+
+def checkpoint_file(run_dir: Path) -> Path:
+    return run_dir / "checkpoints" / "latest.zip"
+
+
+def state_file(run_dir: Path) -> Path:
+    return run_dir / "checkpoints" / "state.json"
+
+
+def snapshot_file(run_dir: Path, name: str) -> Path:
+    return run_dir / "snapshots" / f"{name}.pt"
+
+
+def write_state(run_dir: Path, state: RunState) -> None:
+    write_text_atomic(state_file(run_dir), json.dumps(state.__dict__, indent=1))
+
+
+def read_saved_config(run_dir: Path) -> dict[str, Any]:
+    """The raw mapping of the run's ``config.yaml``."""
+    import yaml
+
+    config_path = run_dir / "config.yaml"
+    if not config_path.is_file():
+        raise ConfigError(f"{str(run_dir)!r} is not a run folder: it has no config.yaml")
+    return yaml.safe_load(config_path.read_text(encoding="utf-8"))
+
+
+def run_folder_of(path: Path) -> Path | None:
+    """The run folder that is ``path`` or holds it (a model file, a checkpoint), or None."""
+    for candidate in (path, path.parent, path.parent.parent):
+        if (candidate / "config.yaml").is_file():
+            return candidate
+    return None
+
+
+def start_run(config: TrainConfig, command: str) -> Path:
+    """A new run folder (named after the config and the time) with its config, command and meta files."""
+    import torch
+    import yaml
+
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    run_dir = Path(config.runs_dir) / f"{config.name or config.env_id}-{stamp}"
+    suffix = 1
+    while run_dir.exists():
+        suffix += 1
+        run_dir = Path(config.runs_dir) / f"{config.name or config.env_id}-{stamp}-{suffix}"
+    run_dir.mkdir(parents=True)
+    write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
+    write_text_atomic(run_dir / "command.txt", command + "\n")
+    meta = {"package": "mancala-envs", "version": mancala_envs.__version__, "created": stamp,
+            "python": sys.version.split()[0], "torch": torch.__version__}
+    write_text_atomic(run_dir / "meta.json", json.dumps(meta, indent=1) + "\n")
+    return run_dir
+
+
+def resume_run(run_dir: Path) -> tuple[TrainConfig, RunState]:
+    """The saved config and the state of the last checkpoint (a fresh state if none was written)."""
+    config = config_from_dict(read_saved_config(run_dir))
+    state = RunState()
+    if state_file(run_dir).is_file():
+        try:
+            state = RunState(**json.loads(state_file(run_dir).read_text(encoding="utf-8")))
+        except (json.JSONDecodeError, TypeError) as err:
+            raise ConfigError(f"{str(state_file(run_dir))!r} is corrupt ({err}); the run cannot resume") from None
+    if state.steps and not checkpoint_file(run_dir).is_file():
+        raise ConfigError(f"{str(run_dir)!r} has a checkpoint state but no checkpoints/latest.zip")
+    remove_stale_temporaries(run_dir)  # a writer killed mid-file (the run being resumed) leaves one
+    return config, state
