@@ -136,6 +136,11 @@ class OpeningSuite:
                 raise OpeningError(f"opening {i} of the saved suite does not lead to its saved position")
         return suite
 
+    def head(self, n: int) -> "OpeningSuite":
+        """The first ``n`` openings (all of them if there are fewer), as a suite of its own."""
+        return OpeningSuite(self.env_id, self.options, self.seed, self.plies, self.balanced, self.max_margin,
+                            self.openings[:n], self.initial_only, self.game)
+
     def start(self, index: int) -> State:
         """The start position of opening ``index``."""
         return self.openings[index].state(self.game)

@@ -1,4 +1,4 @@
-"""Bradley-Terry Elo ratings with bootstrap intervals, and Wilson intervals for win rates.
+"""Bradley-Terry Elo ratings with intervals bootstrapped over openings.
 
 Model: agent ``i`` beats agent ``j`` with probability ``1 / (1 + 10**((R_j - R_i) / 400))``
 (Elo's scale). A draw counts as half a win for each side. ``bradley_terry`` fits the
@@ -21,12 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PairResult", "Ratings", "bootstrap", "bradley_terry", "wilson_interval"]
+__all__ = ["PairResult", "Ratings", "bootstrap", "bradley_terry"]
 
 ELO = 400.0 / math.log(10.0)
 ANCHOR = "random"  # the agent rated 0 when it plays
 PRIOR_DRAWS = 1.0  # virtual draws per pair that met (module docstring)
-Z_95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 
 
 @dataclass(frozen=True)
@@ -139,15 +138,3 @@ def bootstrap(matches: list, names: list[str] | None = None, samples: int = 200,
 def _suite_key(suite) -> str:
     """Matches over equal suites share their resampled openings."""
     return repr(sorted(suite.spec().items()))
-
-
-def wilson_interval(successes: float, n: int) -> tuple[float, float]:
-    """Wilson score 95% interval of a proportion; (0, 1) when ``n`` is 0."""
-    if n <= 0:
-        return 0.0, 1.0
-    z = Z_95
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)

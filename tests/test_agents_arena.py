@@ -16,7 +16,7 @@ from mancala_envs.agents.openings import OpeningError, opening_suite
 from mancala_envs.agents.paired_results import LOSS, TRUNCATED, WIN, PairedResult
 from mancala_envs.cli import solve as solve_command
 from mancala_envs.cli import tournament as tournament_command
-from mancala_envs.agents.ratings import PairResult, bootstrap, bradley_terry, wilson_interval
+from mancala_envs.agents.ratings import PairResult, bootstrap, bradley_terry
 from mancala_envs.agents.tournament import round_robin
 from mancala_envs.core.errors import MancalaError
 
@@ -126,14 +126,6 @@ def test_bradley_terry_recovers_a_known_ordering():
 def test_bradley_terry_stays_finite_on_a_clean_sweep():
     r = bradley_terry([PairResult("random", "ab", 0, 50, 0)])
     assert np.isfinite(r.elo).all() and r.elo[1] > 400
-
-
-def test_wilson_interval():
-    lo, hi = wilson_interval(0, 20)
-    assert lo == 0.0 and 0.1 < hi < 0.2
-    lo, hi = wilson_interval(10, 20)
-    assert lo < 0.5 < hi and abs((lo + hi) / 2 - 0.5) < 1e-9
-    assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
 def _run(add_parser, argv):

@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 TINY = [
     "total_timesteps=512", "num_envs=4", "ppo.n_steps=64", "ppo.batch_size=64", "ppo.n_epochs=1",
-    "checkpoint_every=256", "pool.snapshot_every=256", "eval.every=512", "eval.games=2", "eval.final_games=2",
-    "eval.ladder_games=2",
+    "checkpoint_every=256", "pool.snapshot_every=256", "eval.every=512", "eval.openings=1", "eval.final_openings=1",
+    "eval.ladder_openings=1",
 ]
 
 
@@ -121,7 +121,7 @@ def test_the_game_of_a_saved_model(tmp_path):
 def test_evals_csv_leaves_missing_columns_empty():
     lines = evals_csv([{"step": 5, "opponent": "random", "games": 2}]).splitlines()
     assert lines[0] == ",".join(EVAL_FIELDS)
-    assert lines[1] == "5,random,2" + "," * (len(EVAL_FIELDS) - 3)
+    assert lines[1] == "5,random,,2" + "," * (len(EVAL_FIELDS) - 4)
 
 
 # -- runs -------------------------------------------------------------------------------------------
@@ -131,15 +131,19 @@ def test_tiny_run_of_every_config(config, tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     run = run_dir_from(out.stdout)
     for name in ("config.yaml", "command.txt", "meta.json", "final_model.zip", "report.md", "report.json",
-                 "evals.csv", "learning_curve.png", "win_rates.png", "checkpoints/latest.zip"):
+                 "evals.csv", "learning_curve.png", "scores.png", "checkpoints/latest.zip"):
         assert (run / name).is_file(), name
     report = json.loads((run / "report.json").read_text())
     assert report["steps"] >= 512
     ladder = load_config(config).eval.ladder
     assert [row["opponent"] for row in report["final_evaluation"]] == ladder
+    pool = load_config(config).pool.baselines
     for row in report["final_evaluation"]:
         assert row["games"] == 2 and row["wins"] + row["draws"] + row["losses"] + row["truncated"] == 2
-        assert f"| {row['opponent']} | 2 | {row['wins']} | {row['draws']} | {row['losses']} |" in out.stdout
+        assert row["in_training_pool"] == (row["opponent"] in pool)
+        name = row["opponent"] + (" (trained against)" if row["in_training_pool"] else "")
+        assert f"| {name} | 2 ({row['distinct_games']}) | {row['wins']} | {row['draws']} | {row['losses']} |" in out.stdout
+    assert report["final_openings"]["n"] == 1 and len(report["final_openings"]["openings"]) == 1
     assert "learner" in report["ratings"] and report["ratings"]["random"]["elo"] == 0.0
     with open(run / "evals.csv") as handle:
         rows = list(csv.DictReader(handle))
@@ -150,8 +154,8 @@ def test_tiny_run_of_every_config(config, tmp_path):
 def test_resume_after_sigkill(tmp_path):
     config = ROOT / "configs" / "kalah-v0-quick.yaml"
     args = ["total_timesteps=4096", "num_envs=4", "ppo.n_steps=64", "ppo.batch_size=64", "ppo.n_epochs=1",
-            "checkpoint_every=256", "pool.snapshot_every=512", "eval.every=100000", "eval.games=2",
-            "eval.final_games=2", "eval.ladder_games=0", "eval.ladder=[random]", f"runs_dir={tmp_path}"]
+            "checkpoint_every=256", "pool.snapshot_every=512", "eval.every=100000", "eval.openings=1",
+            "eval.final_openings=1", "eval.ladder_openings=0", "eval.ladder=[random]", f"runs_dir={tmp_path}"]
     exe = shutil.which("mancala")
     command = [exe, "train", str(config), *args] if exe else [sys.executable, "-m", "mancala_envs.cli", "train", str(config), *args]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -196,17 +200,24 @@ def test_eval_on_a_saved_model(tmp_path):
                   f"runs_dir={tmp_path}")
     assert out.returncode == 0, out.stdout + out.stderr
     run = run_dir_from(out.stdout)
-    result = mancala("eval", str(run), "--against", "random", "greedy", "--games", "4", "--ladder-games", "2")
+    result = mancala("eval", str(run), "--against", "random", "greedy", "--openings", "2", "--ladder-openings", "1")
     assert result.returncode == 0, result.stdout + result.stderr
     files = sorted(run.glob("eval-*.json"))
     assert len(files) == 1 and files[0].with_suffix(".csv").is_file()
     payload = json.loads(files[0].read_text())
     assert [r["opponent"] for r in payload["rows"]] == ["random", "greedy"]
     for r in payload["rows"]:
-        assert r["games"] == 4
-        assert f"| {r['opponent']} | 4 | {r['wins']} | {r['draws']} | {r['losses']} |" in result.stdout
+        assert r["games"] == 4 and r["in_training_pool"] is True  # the quick config trains against both
+        assert f"| {r['opponent']} (trained against) | 4 ({r['distinct_games']}) | {r['wins']} | {r['draws']} | {r['losses']} |" \
+            in result.stdout
+    assert payload["reports"]["greedy"]["openings"]["n"] == 2
+    as_json = mancala("eval", str(run), "--against", "greedy", "--openings", "2", "--ladder-openings", "0", "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    (report,) = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert set(report) == {"games", "distinct_games", "score", "score_ci", "wins", "draws", "losses", "by_seat",
+                           "openings"} and report["games"] == 4
     # the model also plays as an agent spec
-    match = mancala("match", "kalah-v0", f"policy:{run}", "random", "--games", "2")
+    match = mancala("match", "kalah-v0", f"policy:{run}", "random", "--openings", "1")
     assert match.returncode == 0, match.stdout + match.stderr
-    wrong = mancala("eval", str(run / "final_model.zip"), "--env", "kalah-v0", "pits=4", "--games", "2")
+    wrong = mancala("eval", str(run / "final_model.zip"), "--env", "kalah-v0", "pits=4", "--openings", "1")
     assert wrong.returncode == 2 and "trained on observations of size 15" in wrong.stderr

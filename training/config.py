@@ -11,7 +11,7 @@ list of valid keys. ``key=value`` overrides use dotted paths: ``ppo.learning_rat
     total_timesteps: 1000000
     ppo: {learning_rate: 3.0e-4, n_steps: 256}
     pool: {snapshot_every: 50000, keep_last: 5}
-    eval: {every: 100000, games: 40, ladder: [random, greedy, "alphabeta:depth=2"]}
+    eval: {every: 100000, openings: 20, ladder: [random, greedy, "alphabeta:depth=2"]}
 """
 
 from __future__ import annotations
@@ -61,13 +61,14 @@ class PoolConfig:
 
 @dataclass
 class EvalConfig:
-    """Periodic evaluation against a ladder of agents, seats swapped every game."""
+    """Evaluation against a ladder of agents over opening suites, each opening from both seats."""
 
     every: int = 20000  # learner steps between evaluations
-    games: int = 20  # games per ladder agent at each evaluation (even: half per seat)
-    final_games: int = 200  # games per ladder agent at the end
+    openings: int = 10  # openings per ladder agent at each evaluation (the same suite every time)
+    final_openings: int = 100  # openings per ladder agent at the end (a suite of its own)
+    opening_plies: list[int] = field(default_factory=list)  # [lo, hi] random plies per opening; [] = the game's default
     ladder: list[str] = field(default_factory=lambda: ["random", "greedy"])  # agent specs
-    ladder_games: int = 20  # games per pair of ladder agents, to anchor their ratings
+    ladder_openings: int = 10  # openings per pair of ladder agents, to anchor their ratings (0: none)
 
 
 @dataclass
@@ -101,14 +102,17 @@ class TrainConfig:
             "pool.snapshot_every": self.pool.snapshot_every,
             "pool.keep_last": self.pool.keep_last,
             "eval.every": self.eval.every,
-            "eval.games": self.eval.games,
-            "eval.final_games": self.eval.final_games,
+            "eval.openings": self.eval.openings,
+            "eval.final_openings": self.eval.final_openings,
         }
         for key, value in positive.items():
             if value < 1:
                 raise ConfigError(f"{key} must be at least 1, got {value}")
-        if self.eval.ladder_games < 0:
-            raise ConfigError(f"eval.ladder_games must be >= 0, got {self.eval.ladder_games}")
+        if self.eval.ladder_openings < 0:
+            raise ConfigError(f"eval.ladder_openings must be >= 0, got {self.eval.ladder_openings}")
+        plies = self.eval.opening_plies
+        if plies and (len(plies) != 2 or not 0 <= plies[0] <= plies[1]):
+            raise ConfigError(f"eval.opening_plies must be [] or [lo, hi] with 0 <= lo <= hi, got {plies}")
         if not self.ppo.learning_rate > 0:
             raise ConfigError(f"ppo.learning_rate must be positive, got {self.ppo.learning_rate}")
         if not self.ppo.net_arch or any(n < 1 for n in self.ppo.net_arch):

@@ -1,11 +1,19 @@
-"""Evaluation of a learner: seat-swapped games against agent specs, the ladder, Elo ratings.
+"""Evaluation of a learner over opening suites: rows per opponent, the ladder, Elo ratings.
 
-``evaluate`` plays the learner against every agent of a list (one row per opponent, the
-columns of ``EVAL_FIELDS``); ``ladder_results`` has the agents play each other, the fixed
-part of the rating table; ``learner_ratings`` fits Bradley-Terry Elo over both (random = 0).
-Training evaluates this way at every ``eval.every`` steps; ``evaluate_saved_model`` is
-``mancala eval``: a model file or run folder against any agents, with the rows and ratings
-written as ``eval-<time>.csv`` and ``.json`` (atomically).
+Every evaluation plays the learner against each ladder agent over an opening suite
+(``mancala_envs.agents.openings``), each opening from both seats, and reports the score (win
+1, draw 1/2) with a 95% interval bootstrapped over openings, per seat too, and the number of
+distinct games (``mancala_envs.agents.paired_results``).
+
+* ``evaluate`` gives one row per opponent (the columns of ``EVAL_FIELDS``); a row says
+  whether the opponent was in the training pool (``pool.baselines``): beating an opponent
+  you trained against is not general strength.
+* ``ladder_results`` has the ladder agents play each other over their own suite, the fixed
+  part of the rating table; ``learner_ratings`` fits Bradley-Terry Elo over both (random = 0),
+  with intervals bootstrapped over the openings of each suite.
+* ``evaluate_saved_model`` is ``mancala eval``: a model file or run folder against any
+  agents, with the rows and ratings written as ``eval-<time>.csv`` and ``.json`` (the suites
+  included), atomically.
 """
 
 from __future__ import annotations
@@ -18,9 +26,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
 from mancala_envs.agents import make_agent, play_match
+from mancala_envs.agents.openings import OpeningSuite
+from mancala_envs.agents.paired_results import PairedResult
 from mancala_envs.agents.policy import PolicyAgent, resolve_model_path
-from mancala_envs.agents.ratings import PairResult, Ratings, bootstrap, bradley_terry, wilson_interval
+from mancala_envs.agents.ratings import Ratings, bootstrap, bradley_terry
 from mancala_envs.core.files import write_text_atomic
 from mancala_envs.core.game import Game
 from mancala_envs.registry import make_game, parse_options
@@ -29,52 +41,63 @@ from .config import ConfigError
 from .run_folder import read_saved_config, run_folder_of
 
 EVAL_FIELDS = [
-    "step", "opponent", "games", "wins", "draws", "losses", "truncated", "win_rate", "win_rate_low",
-    "win_rate_high", "wins_as_player_0", "games_as_player_0", "wins_as_player_1", "games_as_player_1",
-    "learner_elo",
+    "step", "opponent", "in_training_pool", "games", "distinct_games", "wins", "draws", "losses", "truncated",
+    "score", "score_low", "score_high", "score_as_player_0", "score_as_player_1", "learner_elo",
 ]
 
 LEARNER = "learner"  # the learner's name in the rows' ratings
 
 
-def evaluate(game: Game, learner, specs: list[str], games: int, seed: int, step: int) -> list[dict[str, Any]]:
-    """Seat-swapped games of the learner against every ladder agent; one row per opponent."""
-    rows = []
+def evaluate(game: Game, learner, specs: list[str], suite: OpeningSuite, step: int,
+             pool: list[str] = ()) -> tuple[list[dict[str, Any]], list[PairedResult]]:
+    """The learner against every ladder agent over ``suite``: one row per opponent, and the matches.
+
+    ``pool``: the specs the learner trained against, marked in the rows.
+    """
+    rows, matches = [], []
     for k, spec in enumerate(specs):
-        opponent = make_agent(spec, seed=seed + k)
-        result = play_match(game, learner, opponent, games=games, seed=seed + 1000 * k, workers=None)
-        decided = result.games - result.truncated
-        score = result.wins_a + 0.5 * result.draws
-        low, high = wilson_interval(score, decided)
-        rows.append({
-            "step": step, "opponent": spec, "games": result.games, "wins": result.wins_a, "draws": result.draws,
-            "losses": result.wins_b, "truncated": result.truncated,
-            "win_rate": score / decided if decided else 0.0, "win_rate_low": low, "win_rate_high": high,
-            "wins_as_player_0": result.wins_a_by_seat[0], "games_as_player_0": result.games_a_by_seat[0],
-            "wins_as_player_1": result.wins_a_by_seat[1], "games_as_player_1": result.games_a_by_seat[1],
-        })
-    return rows
+        result = play_match(game, learner, make_agent(spec, seed=suite.seed + k), suite, workers=None)
+        matches.append(result)
+        rows.append(evaluation_row(result, spec, step, spec in pool))
+    return rows, matches
 
 
-def ladder_results(game: Game, specs: list[str], games: int, seed: int) -> list[list[Any]]:
-    """Every pair of ladder agents plays ``games`` games: the fixed part of the rating table."""
-    if games < 1:
-        return []
-    pairs = []
-    for i, a in enumerate(specs):
-        for j in range(i + 1, len(specs)):
-            b = specs[j]
-            result = play_match(game, make_agent(a, seed=seed + i), make_agent(b, seed=seed + j), games=games,
-                                seed=seed + 31 * i + j, workers=None)
-            pairs.append([a, b, result.wins_a, result.wins_b, result.draws])
-    return pairs
+def evaluation_row(result: PairedResult, opponent: str, step: int, in_training_pool: bool) -> dict[str, Any]:
+    """One row of ``evals.csv`` from a match of the learner (agent A) against ``opponent``."""
+    report = result.report()
+    games, wins, draws, losses = result.counts()
+    low, high = report["score_ci"]
+    return {
+        "step": step, "opponent": opponent, "in_training_pool": in_training_pool, "games": games,
+        "distinct_games": report["distinct_games"], "wins": wins, "draws": draws, "losses": losses,
+        "truncated": games - wins - draws - losses, "score": report["score"], "score_low": low, "score_high": high,
+        "score_as_player_0": report["by_seat"][0]["score"], "score_as_player_1": report["by_seat"][1]["score"],
+    }
 
 
-def learner_ratings(ladder_pairs: list[list[Any]], rows: list[dict[str, Any]], intervals: bool = False) -> Ratings:
-    """Bradley-Terry Elo of the ladder plus the learner (from ``rows``), random = 0."""
-    pairs = [PairResult(*p) for p in ladder_pairs]
-    pairs += [PairResult(LEARNER, r["opponent"], r["wins"], r["losses"], r["draws"]) for r in rows]
-    return bootstrap(pairs, samples=200) if intervals else bradley_terry(pairs)
+def ladder_results(game: Game, specs: list[str], suite: OpeningSuite) -> list[PairedResult]:
+    """Every pair of ladder agents over ``suite``: the fixed part of the rating table."""
+    return [play_match(game, make_agent(a, seed=suite.seed + i), make_agent(b, seed=suite.seed + j), suite,
+                       workers=None)
+            for i, a in enumerate(specs) for j, b in enumerate(specs) if i < j]
+
+
+def learner_ratings(ladder: list[PairedResult], matches: list[PairedResult], intervals: bool = False) -> Ratings:
+    """Bradley-Terry Elo of the ladder plus the learner, random = 0 (intervals over openings)."""
+    if intervals:
+        return bootstrap(ladder + matches, samples=200)
+    return bradley_terry([m.pair_result() for m in ladder + matches])
+
+
+def ladder_to_json(ladder: list[PairedResult]) -> list[dict[str, Any]]:
+    """The ladder's outcomes, for a checkpoint: ``ladder_from_json`` rebuilds it over the same suite."""
+    return [{"a": m.agent_a, "b": m.agent_b, "outcomes": m.outcomes.tolist(), "score_diff": m.score_diff.tolist()}
+            for m in ladder]
+
+
+def ladder_from_json(saved: list[dict[str, Any]], suite: OpeningSuite) -> list[PairedResult]:
+    return [PairedResult(m["a"], m["b"], suite, np.array(m["outcomes"], np.int8), np.array(m["score_diff"]),
+                         seed=suite.seed) for m in saved]
 
 
 def evals_csv(rows: list[dict[str, Any]]) -> str:
@@ -93,6 +116,7 @@ class SavedModelEvaluation:
     """The outcome of ``evaluate_saved_model`` and the files it wrote."""
 
     rows: list[dict[str, Any]]
+    matches: list[PairedResult]  # the learner (agent A) against each opponent, in the rows' order
     ratings: dict[str, dict[str, Any]]  # Ratings.as_dict(), the learner's included
     csv_path: Path
     json_path: Path
@@ -111,15 +135,17 @@ def game_of_model(model: str | Path, run_dir: Path | None, env_id: str | None,
     return saved["env_id"], dict(saved.get("options") or {})
 
 
-def evaluate_saved_model(model: str | Path, against: list[str], games: int, seed: int, ladder_games: int,
-                         env_id: str | None = None, game_options: list[str] | None = None,
+def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Callable[[Game], OpeningSuite],
+                         ladder_openings: int, env_id: str | None = None, game_options: list[str] | None = None,
                          out_dir: Path | None = None, echo: Callable[[str], None] = print) -> SavedModelEvaluation:
     """A model file or run folder against the ``against`` agents (``random`` always among them).
 
-    ``games`` seat-swapped games per opponent; the opponents play each other ``ladder_games``
-    games per pair for their ratings. Writes ``eval-<time>.csv`` (the columns of
-    ``EVAL_FIELDS``) and ``.json`` (rows, ratings, ladder) to ``out_dir``, by default the run
-    folder or the model's folder. ``echo`` gets a line before the games start.
+    ``suite_for(game)`` gives the opening suite (each opening played from both seats against
+    every opponent); the opponents play each other over the first ``ladder_openings`` openings
+    of it for their ratings (0: none). Writes ``eval-<time>.csv`` (the columns of
+    ``EVAL_FIELDS``) and ``.json`` (rows, per-opponent reports, ratings, the suite) to
+    ``out_dir``, by default the run folder or the model's folder. When the model comes from a
+    run folder, opponents that were among its ``pool.baselines`` are marked as trained against.
     """
     model_path = resolve_model_path(model)
     run_dir = run_folder_of(Path(model))
@@ -127,17 +153,20 @@ def evaluate_saved_model(model: str | Path, against: list[str], games: int, seed
     game = make_game(env_id, **options)
     learner = PolicyAgent(model_path, name=LEARNER)
     learner.check_game(game)
+    suite = suite_for(game)
     specs = list(dict.fromkeys(["random", *against]))  # random anchors the ratings
-    echo(f"evaluating {model_path} on {env_id}: {games} games against each of {', '.join(specs)}")
-    rows = evaluate(game, learner, specs, games, seed, step=0)
-    ladder = ladder_results(game, specs, ladder_games, seed + 5)
-    ratings = learner_ratings(ladder, rows, intervals=True).as_dict()
+    pool = list(read_saved_config(run_dir).get("pool", {}).get("baselines", {})) if run_dir else []
+    echo(f"evaluating {model_path} on {env_id} over {suite.label()} against each of {', '.join(specs)}")
+    rows, matches = evaluate(game, learner, specs, suite, step=0, pool=pool)
+    ladder = ladder_results(game, specs, suite.head(ladder_openings)) if ladder_openings else []
+    ratings = learner_ratings(ladder, matches, intervals=True).as_dict()
 
     out_dir = out_dir or run_dir or model_path.parent
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     csv_path, json_path = out_dir / f"eval-{stamp}.csv", out_dir / f"eval-{stamp}.json"
     write_text_atomic(csv_path, evals_csv(rows))
-    payload = {"model": str(model_path), "env_id": env_id, "options": options, "games": games,
-               "seed": seed, "rows": rows, "ratings": ratings, "ladder_pairs": ladder}
+    payload = {"model": str(model_path), "env_id": env_id, "options": options, "rows": rows,
+               "reports": {spec: m.report() for spec, m in zip(specs, matches)}, "ratings": ratings,
+               "ladder": ladder_to_json(ladder)}
     write_text_atomic(json_path, json.dumps(payload, indent=1) + "\n")
-    return SavedModelEvaluation(rows, ratings, csv_path, json_path)
+    return SavedModelEvaluation(rows, matches, ratings, csv_path, json_path)

@@ -12,14 +12,16 @@ A run folder holds everything about one run:
                              renamed: a SIGKILL loses at most the work since that checkpoint)
 ``checkpoints/state.json``   steps, snapshot list, evaluation history at that checkpoint
 ``snapshots/*.pt``           the frozen snapshots of the learner in the opponent pool
-``evals.csv``                every evaluation: step, opponent, games, wins/draws/losses, win rate
-                             with its Wilson 95% interval, wins per seat, the learner's Elo
+``evals.csv``                every evaluation: step, opponent (and whether it is in the training
+                             pool), games and distinct games, wins/draws/losses, the score with
+                             its 95% interval over openings, the score per seat, the learner's Elo
 ``tb/``                      TensorBoard: SB3's training statistics plus ``eval/*``
 ``final_model.zip``          the trained model (``policy:RUN_DIR`` plays it)
-``report.md``, ``report.json``  final table: win rates per opponent and seat, Elo ratings with
-                             bootstrap intervals (random = 0)
+``report.md``, ``report.json``  final table over the final opening suite (saved in the report):
+                             scores per opponent and seat, Elo ratings with intervals over
+                             openings (random = 0)
 ``learning_curve.png``       the learner's mean self-play return over training steps
-``win_rates.png``            win rate against each ladder agent over training steps
+``scores.png``               score against each ladder agent over training steps
 ===========================  ===================================================================
 
 yaml (and torch, for the version in ``meta.json``) come with the train extra; they are
@@ -49,7 +51,7 @@ class RunState:
     snapshots: list[str] = field(default_factory=list)  # names, oldest first (files in snapshots/)
     evals: list[dict[str, Any]] = field(default_factory=list)  # rows of evals.csv
     curve: list[list[float]] = field(default_factory=list)  # [step, mean learner return, episodes]
-    ladder_pairs: list[list[Any]] = field(default_factory=list)  # [a, b, wins_a, wins_b, draws]
+    ladder: list[dict[str, Any]] = field(default_factory=list)  # the ladder's outcomes (evaluation.ladder_to_json)
     seconds: float = 0.0  # training wall time so far
 
 

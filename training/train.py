@@ -4,8 +4,12 @@ Training runs in chunks between events (snapshot, evaluation, checkpoint); each 
 ``model.learn`` call that keeps the step count. Opponents: every ``pool.snapshot_every``
 steps a frozen copy of the learner joins the pool (the last ``pool.keep_last`` are kept),
 next to the ``pool.baselines`` agents, each drawn by weight per game and episode.
-Ratings: the ladder agents play each other once at the start (``eval.ladder_games`` per
-pair); every evaluation adds the learner's games and a Bradley-Terry fit gives its Elo.
+Evaluation: every ``eval.every`` steps the learner plays each ladder agent over one fixed
+opening suite (``eval.openings``, each opening from both seats), and at the end over a
+larger suite of its own (``eval.final_openings``); rows mark the ladder agents that are also
+in the training pool. Ratings: the ladder agents play each other once at the start
+(``eval.ladder_openings`` per pair); every evaluation adds the learner's games and a
+Bradley-Terry fit gives its Elo (intervals over openings at the end).
 The files a run writes are listed in ``run_folder``.
 
 This module needs the train extra (torch, SB3, sb3-contrib, rich) as it is imported.
@@ -28,15 +32,28 @@ from stable_baselines3.common.logger import configure
 from mancala_envs.agents import make_agent
 from mancala_envs.agents.features import OBSERVATION_TRANSFORMS
 from mancala_envs.agents.frozen_policy import PolicyOpponent
+from mancala_envs.agents.openings import OpeningSuite, opening_suite
 from mancala_envs.agents.policy import PolicyAgent
 from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.registry import make_game
 
 from .config import TrainConfig
-from .evaluation import LEARNER, evals_csv, evaluate, ladder_results, learner_ratings
+from .evaluation import (
+    LEARNER,
+    evals_csv,
+    evaluate,
+    ladder_from_json,
+    ladder_results,
+    ladder_to_json,
+    learner_ratings,
+)
 from .report import build_report, write_report
 from .run_folder import RunState, checkpoint_file, snapshot_file, write_state
 from .selfplay import OpponentPool, SelfPlayVecEnv
+
+
+# Seed offsets of the suites (added to the config's seed): each kind of evaluation has its own.
+SUITE_LADDER, SUITE_PERIODIC, SUITE_FINAL = 11, 22, 99
 
 
 class Trainer:
@@ -49,6 +66,7 @@ class Trainer:
         self.echo = echo
         torch.set_num_threads(config.torch_threads)
         self.game = make_game(config.env_id, **config.options)
+        self._periodic_suite: OpeningSuite | None = None  # drawn at the first evaluation
 
     # files ---------------------------------------------------------------------------------------------
     def _save_model(self, model, path: Path) -> None:
@@ -106,9 +124,10 @@ class Trainer:
             env.pool.add(self._snapshot_policy(model, name), cfg.pool.snapshot_weight, name=name)
         model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard"]))
 
-        if not self.state.ladder_pairs and cfg.eval.ladder_games > 0:
-            self.echo(f"rating the ladder: {', '.join(cfg.eval.ladder)} ({cfg.eval.ladder_games} games per pair)")
-            self.state.ladder_pairs = ladder_results(self.game, cfg.eval.ladder, cfg.eval.ladder_games, cfg.seed)
+        if not self.state.ladder and cfg.eval.ladder_openings > 0:
+            suite = self._suite(cfg.eval.ladder_openings, SUITE_LADDER)
+            self.echo(f"rating the ladder: {', '.join(cfg.eval.ladder)} over {suite.label()}")
+            self.state.ladder = ladder_to_json(ladder_results(self.game, cfg.eval.ladder, suite))
 
         steps = int(model.num_timesteps)
         callback = ProgressCallback(cfg.total_timesteps, steps)
@@ -127,34 +146,49 @@ class Trainer:
             if steps // cfg.pool.snapshot_every > previous // cfg.pool.snapshot_every:
                 self._take_snapshot(model, env)
             if steps // cfg.eval.every > previous // cfg.eval.every or steps >= cfg.total_timesteps:
-                self._evaluate(model, steps, cfg.eval.games)
+                self._evaluate(model, steps)
             if steps // cfg.checkpoint_every > previous // cfg.checkpoint_every or steps >= cfg.total_timesteps:
                 self._save_model(model, checkpoint_file(self.run_dir))
                 write_state(self.run_dir, self.state)
         callback.close()
 
         self._save_model(model, self.run_dir / "final_model.zip")
-        self.echo(f"final evaluation: {cfg.eval.final_games} games against each of {', '.join(cfg.eval.ladder)}")
+        suite = self._suite(cfg.eval.final_openings, SUITE_FINAL)
+        self.echo(f"final evaluation over {suite.label()}, against each of {', '.join(cfg.eval.ladder)}")
         learner = PolicyAgent(model, name=LEARNER)
-        final_rows = evaluate(self.game, learner, cfg.eval.ladder, cfg.eval.final_games, cfg.seed + 99, steps)
-        ratings = learner_ratings(self.state.ladder_pairs, final_rows, intervals=True)
-        report = build_report(cfg, self.state, final_rows, ratings, self.run_dir)
+        final_rows, matches = evaluate(self.game, learner, cfg.eval.ladder, suite, steps, list(cfg.pool.baselines))
+        ratings = learner_ratings(self._ladder(), matches, intervals=True)
+        report = build_report(cfg, self.state, final_rows, ratings, suite, self.run_dir)
         write_report(report, self.run_dir)
         return report
 
-    def _evaluate(self, model, steps: int, games: int) -> None:
+    def _suite(self, openings: int, purpose: int) -> OpeningSuite:
+        """The opening suite of one kind of evaluation: the same for the same config and purpose."""
+        plies = tuple(self.config.eval.opening_plies) or None
+        return opening_suite(self.game, openings, plies, seed=self.config.seed + purpose)
+
+    def _ladder(self) -> list:
+        if not self.state.ladder:
+            return []
+        return ladder_from_json(self.state.ladder, self._suite(self.config.eval.ladder_openings, SUITE_LADDER))
+
+    def _evaluate(self, model, steps: int) -> None:
+        cfg = self.config.eval
+        if self._periodic_suite is None:
+            self._periodic_suite = self._suite(cfg.openings, SUITE_PERIODIC)
         learner = PolicyAgent(model, name=LEARNER)
-        rows = evaluate(self.game, learner, self.config.eval.ladder, games, self.config.seed + steps, steps)
-        elo = float(learner_ratings(self.state.ladder_pairs, rows).as_dict()[LEARNER]["elo"])
+        rows, matches = evaluate(self.game, learner, cfg.ladder, self._periodic_suite, steps,
+                                 list(self.config.pool.baselines))
+        elo = float(learner_ratings(self._ladder(), matches).as_dict()[LEARNER]["elo"])
         for row in rows:
             row["learner_elo"] = elo
-            model.logger.record(f"eval/win_rate_vs_{row['opponent']}", row["win_rate"])
+            model.logger.record(f"eval/score_vs_{row['opponent']}", row["score"])
         model.logger.record("eval/learner_elo", elo)
         model.logger.dump(steps)
         self.state.evals.extend(rows)
         write_text_atomic(self.run_dir / "evals.csv", evals_csv(self.state.evals))
-        summary = ", ".join(f"{r['opponent']} {r['win_rate']:.0%}" for r in rows)
-        self.echo(f"step {steps}: win rates {summary}; learner Elo {elo:+.0f}")
+        summary = ", ".join(f"{r['opponent']} {r['score']:.0%}" for r in rows)
+        self.echo(f"step {steps}: scores {summary}; learner Elo {elo:+.0f}")
 
 
 class ProgressCallback(BaseCallback):

@@ -1,45 +1,60 @@
-"""``mancala eval``: a trained agent against any agents, seats swapped every game.
+"""``mancala eval``: a trained agent against any agents over an opening suite.
 
-    mancala eval runs/kalah-v0-20261122-050000 --against random greedy alphabeta:depth=4 --games 200
+    mancala eval runs/kalah-v0-20261122-050000 --against random greedy alphabeta:depth=4 --openings 100
     mancala eval model.zip --env kalah-v0 pits=4 --against random
 
-The game comes from the run folder's ``config.yaml`` (also for a model file inside a run
-folder); for a model file elsewhere give ``--env ID`` and any options as ``key=value``.
-Prints the table and writes ``eval-<time>.csv`` and ``.json`` next to the model (or to
-``--out DIR``), atomically (``mancala_envs.training.evaluation.evaluate_saved_model``).
+Every opening is played from both seats against every opponent; scores come with 95%
+intervals bootstrapped over openings. The game comes from the run folder's ``config.yaml``
+(also for a model file inside a run folder); for a model file elsewhere give ``--env ID`` and
+any options as ``key=value``. Prints the table (opponents the model trained against are
+marked) and writes ``eval-<time>.csv`` and ``.json`` next to the model (or to ``--out DIR``),
+atomically (``mancala_envs.training.evaluation.evaluate_saved_model``). ``--json`` prints
+one report per ``--against`` opponent, one JSON object a line, each with exactly the keys of
+``mancala match --json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from mancala_envs.training.config import ConfigError
 from mancala_envs.training.evaluation import evaluate_saved_model
 from mancala_envs.training.report import results_table
 
+from .suite_options import add_suite_arguments, suite_from_args
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser("eval", help="evaluate a trained model against agents")
+    parser = subparsers.add_parser("eval", help="evaluate a trained model against agents over an opening suite")
     parser.add_argument("model", metavar="MODEL_OR_RUN_DIR")
     parser.add_argument("--against", nargs="+", default=["random", "greedy"], metavar="SPEC", help="agent specs")
-    parser.add_argument("--games", type=int, default=100, help="games per opponent (default 100)")
+    add_suite_arguments(parser)
     parser.add_argument("--env", metavar="ID", help="the game, for a model file outside a run folder")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--ladder-games", type=int, default=10, help="games per pair of opponents for their ratings")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the suite and the agents (default 0)")
+    parser.add_argument("--ladder-openings", type=int, default=10,
+                        help="openings per pair of opponents for their ratings (default 10; 0: none)")
     parser.add_argument("--out", metavar="DIR", help="where to write the CSV and JSON (default: beside the model)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one report per --against opponent (a JSON object a line)")
     parser.set_defaults(func=run)
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.games < 1:
-        raise ConfigError(f"--games must be at least 1, got {args.games}")
+    if args.ladder_openings < 0:
+        raise ConfigError(f"--ladder-openings must be >= 0, got {args.ladder_openings}")
     # key=value words anywhere on the line: the mancala command collects them in args.options
-    result = evaluate_saved_model(args.model, args.against, args.games, args.seed, args.ladder_games,
-                                  env_id=args.env, game_options=list(args.options),
-                                  out_dir=Path(args.out) if args.out else None,
-                                  echo=lambda text: print(text, flush=True))
+    echo = (lambda text: None) if args.json else (lambda text: print(text, flush=True))
+    result = evaluate_saved_model(args.model, args.against, lambda game: suite_from_args(game, args),
+                                  args.ladder_openings, env_id=args.env, game_options=list(args.options),
+                                  out_dir=Path(args.out) if args.out else None, echo=echo)
+    if args.json:
+        for row, match in zip(result.rows, result.matches):
+            if row["opponent"] in args.against:
+                print(json.dumps(match.report()))
+        return 0
     print(results_table(result.rows, result.ratings))
     print(f"\nwrote {result.csv_path} and .json")
     return 0
