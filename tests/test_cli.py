@@ -102,3 +102,12 @@ def test_bad_input_exits_2_with_a_message(args, message):
 def test_stray_argument_is_refused():
     out = run("list", "extra")
     assert out.returncode == 2 and "unrecognized arguments: extra" in out.stderr
+
+
+@pytest.mark.parametrize("command", [["match", "kalah-v0", "a", "b"], ["tournament", "kalah-v0", "--agents", "a", "b"],
+                                     ["eval", "run"]])
+def test_every_evaluating_command_takes_openings_and_opening_plies(command):
+    from mancala_envs.cli import build_parser
+
+    args = build_parser().parse_args(command + ["--openings", "7", "--opening-plies", "1-3", "--balanced", "2"])
+    assert (args.openings, args.opening_plies, args.balanced) == (7, "1-3", 2)
