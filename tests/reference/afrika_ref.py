@@ -1,7 +1,7 @@
 """A slow, plain-Python reference implementation of Afrika, for testing the kernel.
 
-Written from the rule text (Mancala World, *Afrika*, ``rules-sources/afrika.txt``) and the
-package rulings (``/work/shared/rules.md``, Afrika), independently of
+Written from the rule text (the Mancala World article *Afrika*, Ralf Gering's game of 2004)
+and the package rulings written in ``mancala_envs.games.afrika``'s docstring, independently of
 ``mancala_envs.games.afrika``. It shares only the documented conventions (action encoding,
 JSON layout, the decisions listed in the module docstring) with the kernel.
 

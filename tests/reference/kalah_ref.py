@@ -1,8 +1,8 @@
 """A slow, plain-Python reference implementation of the Kalah family, for testing the kernel.
 
 Written from the rule texts (John P. Pratt, *Mancala*: Basic, Egyptian and Bidirectional
-Mancala, and the chosen start of his last paragraph) and the package rulings
-(``/work/shared/rules.md``, "Kalah family"), independently of ``mancala_envs.games.kalah``.
+Mancala, and the chosen start of his last paragraph; 2009) and the package rulings written
+in ``mancala_envs.games.kalah``'s docstring, independently of that module's kernel.
 It shares only the documented conventions (numbering, action encoding, JSON layout) with the
 kernel, so that a disagreement points at a bug on one side or the other.
 

@@ -1,7 +1,7 @@
 """A slow, plain-Python reference implementation of Progressive Mancala, for testing the kernel.
 
-Written from the rule text (``rules-sources/progressive-mancala.txt``) and the package rulings
-(``/work/shared/rules.md``, "Progressive Mancala"), independently of
+Written from the rule text (Ralf Gering's Progressive Mancala description, 2004) and the
+package rulings written in ``mancala_envs.games.progressive``'s docstring, independently of
 ``mancala_envs.games.progressive``. It shares only the documented conventions (hole
 numbering, action encoding, JSON layout) with the kernel.
 

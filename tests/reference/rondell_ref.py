@@ -1,7 +1,8 @@
 """A slow, plain-Python reference implementation of Rondell, for testing the kernel.
 
-Written from the rule text (``rules-sources/rondell.txt``) and the rulings (``rules.md``,
-Rondell), independently of ``mancala_envs.games.rondell``. It shares only the documented
+Written from the rule text (the Mancala World article *Rondell*, Ralf Gering's game of 2005)
+and the package rulings written in ``mancala_envs.games.rondell``'s docstring, independently
+of that module's kernel. It shares only the documented
 conventions: pile numbers, the action encoding, the seeded deal (``Generator.shuffle`` of
 the deck, reds first; card k onto pile k mod P) and the JSON layout.
 

@@ -1,7 +1,8 @@
 """A slow, plain-Python reference implementation of Widdershins, for testing the kernel.
 
-Written from the rule text (``rules-sources/widdershins.txt``) and the rulings (``rules.md``,
-Widdershins), independently of ``mancala_envs.games.widdershins``. Shared conventions only:
+Written from the rule text (the Mancala World article *Widdershins*, David Parlett's game) and
+the package rulings written in ``mancala_envs.games.widdershins``'s docstring, independently
+of that module's kernel. Shared conventions only:
 position names, the deal (``Generator.shuffle`` of card ids 0..51, id = suit*13 + rank-1 with
 suits C D H S; cards 0..47 round the ring from S1, 48..51 on S1 S2 N1 N2), the action
 encoding and the JSON layout.
