@@ -36,7 +36,7 @@ from numba import njit, prange
 
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, Kernel, State
-from .core.playout import _splitmix64
+from .core.jit_helpers import splitmix64
 from .registry import make_game
 
 _COMPILED: dict[tuple[Kernel, bool], tuple] = {}
@@ -132,7 +132,7 @@ def _sample_actions(masks, rng_state, out):
         count = 0
         for a in range(masks.shape[1]):
             count += masks[i, a]
-        s, z = _splitmix64(s)
+        s, z = splitmix64(s)
         target = np.int64((z >> np.uint64(33)) % np.uint64(max(count, 1)))
         out[i] = -1
         for a in range(masks.shape[1]):
