@@ -2,7 +2,7 @@
 
 ``optimal_move_rate(agent, env_id, positions=100, seed=0, **options)`` samples positions
 of the game (uniformly random moves from the start, a random number of them), solves every
-move of each position exactly (``agents.search.solve``, one shared transposition table), and
+move of each position exactly (``mancala_envs.agents.search.solve``, one shared transposition table), and
 reports how often the agent's move is one of the optimal ones (those keeping the mover's
 best final score difference), with a 95% interval bootstrapped over the positions. The
 positions are distinct (``openings.position_key``: a repeated position would count one

@@ -1,8 +1,9 @@
 """Monte Carlo tree search (UCT with uniformly random rollouts), compiled by numba.
 
-Like the alpha-beta search (``agents.search``) it only calls the kernel contract, so it
+Like the alpha-beta search (``mancala_envs.agents.search``) it only calls the kernel contract, so it
 plays every registered id. The tree is a set of preallocated arrays indexed by node (the
-layout of ``mctx``'s ``Tree``), one node added per simulation; the root is node 0.
+layout of ``mctx``'s ``Tree``: ``SearchTree``), one node added per simulation; the root is
+node 0.
 
 One simulation:
 
@@ -42,27 +43,132 @@ from __future__ import annotations
 import functools
 import time as _time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from mancala_envs.core.game import State
 from mancala_envs.core.inline import inline_kernel, unowned
-from mancala_envs.core.playout import _splitmix64
+from mancala_envs.core.jit_helpers import copy_into, past_deadline, random_below, random_legal_action
 
 from .base import Agent
-from .search import _now
 
 __all__ = ["MCTSAgent", "MCTSResult", "mcts_search"]
 
-_U32 = np.uint64(32)
+
+class SearchTree(NamedTuple):
+    """The preallocated tree, one row per node; node 0 is the root (N nodes, A actions, S state size)."""
+
+    node_states: np.ndarray  # int32[N, S]    position of each node
+    node_player: np.ndarray  # int32[N]       player to move there, -1 at the end of the game
+    node_visits: np.ndarray  # int32[N]       simulations through the node
+    node_value: np.ndarray  # float64[N]     summed returns of the player who moved into the node
+    node_mean: np.ndarray  # float64[N]     node_value / node_visits
+    node_explore: np.ndarray  # float64[N]     1 / sqrt(node_visits)
+    parents: np.ndarray  # int32[N]       parent node, -1 for the root
+    action_from_parent: np.ndarray  # int32[N]       move leading from the parent
+    children_index: np.ndarray  # int32[N, A]    child node per move, -1 while unexpanded
+    num_unexpanded: np.ndarray  # int32[N]       legal moves still without a child
+    legal: np.ndarray  # int8[N, A]     legal moves of the node
+
+    @classmethod
+    def allocate(cls, nodes: int, num_actions: int, state_size: int) -> "SearchTree":
+        return cls(
+            np.zeros((nodes, state_size), np.int32), np.zeros(nodes, np.int32), np.zeros(nodes, np.int32),
+            np.zeros(nodes, np.float64), np.zeros(nodes, np.float64), np.zeros(nodes, np.float64),
+            np.zeros(nodes, np.int32), np.zeros(nodes, np.int32), np.zeros((nodes, num_actions), np.int32),
+            np.zeros(nodes, np.int32), np.zeros((nodes, num_actions), np.int8),
+        )
+
+    @property
+    def size(self) -> tuple[int, int, int]:
+        """(nodes, actions, state size)."""
+        return (self.node_states.shape[0], self.legal.shape[1], self.node_states.shape[1])
+
+
+class SimulationScratch(NamedTuple):
+    """What one simulation works in (N nodes, A actions, S state size)."""
+
+    path: np.ndarray  # int64[N]       the nodes of the current simulation, root first
+    work: np.ndarray  # int32[S]       the rollout position
+    mask: np.ndarray  # int8[A]        legal moves of the rollout position
+    returns: np.ndarray  # float64[2]     the rollout's result per player
+    scores: np.ndarray  # float64[2]     the rollout position's scores
+
+    @classmethod
+    def allocate(cls, nodes: int, num_actions: int, state_size: int) -> "SimulationScratch":
+        return cls(np.zeros(nodes, np.int64), np.zeros(state_size, np.int32), np.zeros(num_actions, np.int8),
+                   np.zeros(2, np.float64), np.zeros(2, np.float64))
+
+
+class MCTSSettings(NamedTuple):
+    """One search's budget and constants."""
+
+    num_sims: int  # simulations to run at most
+    deadline: float  # perf_counter() time to stop at; <= 0: none
+    c: float  # exploration constant of the UCT formula
+    max_plies: int  # the game's ply_cap (NO_PLY_CAP for none): no node expanded, no rollout played past it
+    decisive_total: float  # > 0: a score above half of it decides the game (Game.result_follows_scores)
+    seed: np.uint64  # splitmix64 seed of the expansion order and the rollouts
 
 
 @njit(cache=True, inline="always")
-def _below(s, count):
-    """(new generator state, an integer uniform in [0, count))."""
-    s, bits = _splitmix64(s)
-    return s, np.int64(((bits >> _U32) * np.uint64(count)) >> _U32)
+def _select(tree, path, c):
+    """Step from the root to a node to expand (or a terminal one): (that node, its depth).
+
+    The path's nodes go to ``path``, root first.
+    """
+    node = 0
+    depth = 0
+    path[0] = 0
+    while tree.node_player[node] >= 0 and tree.num_unexpanded[node] == 0:
+        best = -1
+        best_score = -1e300
+        # c * sqrt(ln N / n) = c * sqrt(ln N) * (1 / sqrt(n)): the child's factor is kept
+        # up to date by the backup, so the loop over children has no division
+        c_sqrt_log_n = c * np.sqrt(np.log(tree.node_visits[node] + 1.0))
+        for a in range(tree.children_index.shape[1]):
+            child = tree.children_index[node, a]
+            if child >= 0:
+                score = tree.node_mean[child] + c_sqrt_log_n * tree.node_explore[child]
+                if score > best_score:
+                    best_score = score
+                    best = child
+        node = best
+        depth += 1
+        path[depth] = node
+    return node, depth
+
+
+@njit(cache=True, inline="always")
+def _backup(tree, path, depth, returns):
+    """Count a visit on every node of the path; each adds the return of the player who moved into it."""
+    for k in range(depth, -1, -1):
+        node = path[k]
+        visits = tree.node_visits[node] + 1
+        tree.node_visits[node] = visits
+        if k > 0:
+            tree.node_value[node] += returns[tree.node_player[path[k - 1]]]
+            tree.node_mean[node] = tree.node_value[node] / visits
+            tree.node_explore[node] = 1.0 / np.sqrt(visits)
+
+
+@njit(cache=True, inline="always")
+def _most_visited_root_move(tree):
+    """The root move with the most visits (without any simulation: the first legal move)."""
+    best_action = -1
+    best_visits = -1
+    for a in range(tree.children_index.shape[1]):
+        child = tree.children_index[0, a]
+        if child >= 0 and tree.node_visits[child] > best_visits:
+            best_visits = tree.node_visits[child]
+            best_action = a
+    if best_action < 0:
+        for a in range(tree.legal.shape[1]):
+            if tree.legal[0, a] != 0:
+                return a
+    return best_action
 
 
 @functools.cache
@@ -73,193 +179,102 @@ def _build_mcts(kernel):
     arguments, so numba inlines them; every array is used through an ``unowned`` view, so
     the inlined bodies count no references. Together: about 25% less time per rollout ply
     than calling the functions (see ``mancala_envs.core.inline``). Not ``cache=True``: a
-    closure is compiled once per kernel and process (the builder is memoised).
+    closure is compiled once per kernel and process (the builder is memoised). The phases
+    are ``inline="always"`` too: one compiled loop, as if written in one piece.
     """
     k = inline_kernel(kernel)
     legal_mask, apply, current_player = k.legal_mask, k.apply, k.current_player
     returns, plies, scores = k.returns, k.plies, k.scores
 
+    @njit(inline="always")
+    def describe_node(tree, params, node, parent, action):
+        """Fill the row of ``node``, whose position is already in ``tree.node_states``."""
+        position = tree.node_states[node]
+        tree.node_player[node] = current_player(position, params)
+        tree.node_visits[node] = 0
+        tree.node_value[node] = 0.0
+        tree.parents[node] = parent
+        tree.action_from_parent[node] = action
+        for a in range(tree.children_index.shape[1]):
+            tree.children_index[node, a] = -1
+        if tree.node_player[node] >= 0:
+            tree.num_unexpanded[node] = legal_mask(position, params, tree.legal[node])
+        else:
+            tree.num_unexpanded[node] = 0
+            for a in range(tree.legal.shape[1]):
+                tree.legal[node, a] = 0
+
+    @njit(inline="always")
+    def expand(tree, params, node, new, s):
+        """Give a move of ``node`` without a child, drawn uniformly, the new node ``new``."""
+        s, k = random_below(s, tree.num_unexpanded[node])
+        pick = -1
+        seen = 0
+        for a in range(tree.legal.shape[1]):
+            if tree.legal[node, a] != 0 and tree.children_index[node, a] < 0:
+                if seen == k:
+                    pick = a
+                    break
+                seen += 1
+        copy_into(tree.node_states[new], tree.node_states[node])
+        apply(tree.node_states[new], params, pick)
+        describe_node(tree, params, new, node, pick)
+        tree.children_index[node, pick] = new
+        tree.num_unexpanded[node] -= 1
+        return s
+
+    @njit(inline="always")
+    def rollout(params, start, scratch, max_plies, decisive_total, s):
+        """Uniformly random moves from ``start`` to the end; the result goes to ``scratch.returns``.
+
+        A ply cap scores 0 for both; a decided majority (``decisive_total`` > 0) stops early.
+        """
+        work, result, score = scratch.work, scratch.returns, scratch.scores
+        copy_into(work, start)
+        while current_player(work, params) >= 0:
+            if plies(work, params) >= max_plies:
+                result[0] = 0.0
+                result[1] = 0.0
+                return s
+            if decisive_total > 0:
+                scores(work, params, score)
+                if 2.0 * score[0] > decisive_total or 2.0 * score[1] > decisive_total:
+                    result[0] = 1.0 if score[0] > score[1] else -1.0
+                    result[1] = -result[0]
+                    return s
+            s, action = random_legal_action(s, scratch.mask, legal_mask(work, params, scratch.mask))
+            apply(work, params, action)
+        returns(work, params, result)
+        return s
+
     @njit
-    def search_loop(
-        decisive_total,  # > 0: a score above half of it decides the game (Game.result_follows_scores)
-        params_owned,
-        root,
-        num_sims,
-        deadline,  # perf_counter() time to stop at; <= 0: none
-        c,
-        max_plies,
-        seed,
-        # the tree, N = max nodes, A = actions, S = state size
-        node_states_owned,  # int32[N, S]   position of each node
-        node_player_owned,  # int32[N]      player to move there, -1 at the end of the game
-        node_visits_owned,  # int32[N]      simulations through the node
-        node_value_owned,  # float64[N]    summed returns of the player who moved into the node
-        node_mean_owned,  # float64[N]    node_value / node_visits
-        node_explore_owned,  # float64[N]    1 / sqrt(node_visits)
-        parents_owned,  # int32[N]      parent node, -1 for the root
-        action_from_parent_owned,  # int32[N]   move leading from the parent
-        children_index_owned,  # int32[N, A]   child node per move, -1 while unexpanded
-        num_unexpanded_owned,  # int32[N]      legal moves still without a child
-        legal_owned,  # int8[N, A]    legal moves of the node
-        # scratch
-        path_owned,  # int64[N]      the nodes of the current simulation, root first
-        work_owned,  # int32[S]      the rollout position
-        rollout_mask_owned,  # int8[A]
-        returns_owned,  # float64[2]
-        scores_owned,  # float64[2]
-    ):
+    def search_loop(params_owned, root, settings, tree_owned, scratch_owned):
+        """Run the simulations; returns (best root move, simulations run, nodes used)."""
         # views without reference counts: the caller's arrays outlive this call
         params = unowned(params_owned)
-        node_states = unowned(node_states_owned)
-        node_player = unowned(node_player_owned)
-        node_visits = unowned(node_visits_owned)
-        node_value = unowned(node_value_owned)
-        node_mean = unowned(node_mean_owned)
-        node_explore = unowned(node_explore_owned)
-        parents = unowned(parents_owned)
-        action_from_parent = unowned(action_from_parent_owned)
-        children_index = unowned(children_index_owned)
-        num_unexpanded = unowned(num_unexpanded_owned)
-        legal = unowned(legal_owned)
-        N = node_states.shape[0]
-        A = legal.shape[1]
-        S = root.shape[0]
-        s = np.uint64(seed)
-        path = unowned(path_owned)
-        work = unowned(work_owned)
-        rmask = unowned(rollout_mask_owned)
-        ret = unowned(returns_owned)
-        sbuf = unowned(scores_owned)
-
-        for i in range(S):
-            node_states[0, i] = root[i]
-        node_player[0] = current_player(root, params)
-        node_visits[0] = 0
-        node_value[0] = 0.0
-        parents[0] = -1
-        action_from_parent[0] = -1
-        for a in range(A):
-            children_index[0, a] = -1
-        num_unexpanded[0] = legal_mask(node_states[0], params, legal[0])
+        tree = unowned(tree_owned)
+        scratch = unowned(scratch_owned)
+        copy_into(tree.node_states[0], root)
+        describe_node(tree, params, 0, -1, -1)
+        s = settings.seed
         used = 1
         sims = 0
-        while sims < num_sims and used < N:
-            if deadline > 0.0 and (sims & 63) == 0 and sims > 0:
-                if _now() > deadline:
-                    break
-            # 1. selection
-            node = 0
-            depth = 0
-            path[0] = 0
-            while node_player[node] >= 0 and num_unexpanded[node] == 0:
-                best = -1
-                best_score = -1e300
-                # c * sqrt(ln N / n) = c * sqrt(ln N) * (1 / sqrt(n)): the child's factor is
-                # kept up to date by the backup, so the loop over children has no division
-                c_sqrt_log_n = c * np.sqrt(np.log(node_visits[node] + 1.0))
-                for a in range(A):
-                    ch = children_index[node, a]
-                    if ch >= 0:
-                        score = node_mean[ch] + c_sqrt_log_n * node_explore[ch]
-                        if score > best_score:
-                            best_score = score
-                            best = ch
-                node = best
-                depth += 1
-                path[depth] = node
-            # 2. expansion
-            if node_player[node] >= 0 and plies(node_states[node], params) < max_plies:
-                s, k = _below(s, num_unexpanded[node])
-                pick = -1
-                seen = 0
-                for a in range(A):
-                    if legal[node, a] != 0 and children_index[node, a] < 0:
-                        if seen == k:
-                            pick = a
-                            break
-                        seen += 1
-                new = used
+        while sims < settings.num_sims and used < tree.node_states.shape[0]:
+            if sims > 0 and past_deadline(settings.deadline, sims, 64):
+                break
+            node, depth = _select(tree, scratch.path, settings.c)
+            if tree.node_player[node] >= 0 and plies(tree.node_states[node], params) < settings.max_plies:
+                s = expand(tree, params, node, used, s)
+                node = used
                 used += 1
-                for i in range(S):
-                    node_states[new, i] = node_states[node, i]
-                apply(node_states[new], params, pick)
-                node_player[new] = current_player(node_states[new], params)
-                node_visits[new] = 0
-                node_value[new] = 0.0
-                parents[new] = node
-                action_from_parent[new] = pick
-                for a in range(A):
-                    children_index[new, a] = -1
-                if node_player[new] >= 0:
-                    num_unexpanded[new] = legal_mask(node_states[new], params, legal[new])
-                else:
-                    num_unexpanded[new] = 0
-                    for a in range(A):
-                        legal[new, a] = 0
-                children_index[node, pick] = new
-                num_unexpanded[node] -= 1
-                node = new
                 depth += 1
-                path[depth] = node
-            # 3. rollout
-            for i in range(S):
-                work[i] = node_states[node, i]
-            truncated = False
-            decided = False
-            while current_player(work, params) >= 0:
-                if plies(work, params) >= max_plies:
-                    truncated = True
-                    break
-                if decisive_total > 0:
-                    scores(work, params, sbuf)
-                    if 2.0 * sbuf[0] > decisive_total or 2.0 * sbuf[1] > decisive_total:
-                        decided = True
-                        break
-                count = legal_mask(work, params, rmask)
-                s, k = _below(s, count)
-                seen = 0
-                for a in range(A):
-                    if rmask[a] != 0:
-                        if seen == k:
-                            apply(work, params, a)
-                            break
-                        seen += 1
-            if truncated:
-                ret[0] = 0.0
-                ret[1] = 0.0
-            elif decided:
-                ret[0] = 1.0 if sbuf[0] > sbuf[1] else -1.0
-                ret[1] = -ret[0]
-            else:
-                returns(work, params, ret)
-            # 4. backup
-            for k in range(depth, -1, -1):
-                nd = path[k]
-                visits = node_visits[nd] + 1
-                node_visits[nd] = visits
-                if k > 0:
-                    node_value[nd] += ret[node_player[path[k - 1]]]
-                    node_mean[nd] = node_value[nd] / visits
-                    node_explore[nd] = 1.0 / np.sqrt(visits)
+                scratch.path[depth] = node
+            s = rollout(params, tree.node_states[node], scratch, settings.max_plies, settings.decisive_total, s)
+            _backup(tree, scratch.path, depth, scratch.returns)
             sims += 1
-        # the most visited root move
-        best_a = -1
-        best_n = -1
-        for a in range(A):
-            ch = children_index[0, a]
-            if ch >= 0 and node_visits[ch] > best_n:
-                best_n = node_visits[ch]
-                best_a = a
-        if best_a < 0:  # not even one simulation: any legal move
-            for a in range(A):
-                if legal[0, a] != 0:
-                    best_a = a
-                    break
-        return best_a, sims, used
+        return _most_visited_root_move(tree), sims, used
 
     return search_loop
-
-
 
 
 @dataclass
@@ -272,34 +287,8 @@ class MCTSResult:
     values: dict[int, float]  # root move -> mean return for the mover
 
 
-class _Tree:
-    """The preallocated tree arrays (see ``_build_mcts`` for the shapes)."""
-
-    def __init__(self, nodes: int, num_actions: int, state_size: int):
-        self.node_states = np.zeros((nodes, state_size), np.int32)
-        self.node_player = np.zeros(nodes, np.int32)
-        self.node_visits = np.zeros(nodes, np.int32)
-        self.node_value = np.zeros(nodes, np.float64)
-        self.node_mean = np.zeros(nodes, np.float64)
-        self.node_explore = np.zeros(nodes, np.float64)
-        self.parents = np.zeros(nodes, np.int32)
-        self.action_from_parent = np.zeros(nodes, np.int32)
-        self.children_index = np.zeros((nodes, num_actions), np.int32)
-        self.num_unexpanded = np.zeros(nodes, np.int32)
-        self.legal = np.zeros((nodes, num_actions), np.int8)
-        self.path = np.zeros(nodes, np.int64)
-        self.work = np.zeros(state_size, np.int32)
-        self.rollout_mask = np.zeros(num_actions, np.int8)
-        self.returns = np.zeros(2, np.float64)
-        self.scores = np.zeros(2, np.float64)
-
-    @property
-    def size(self) -> tuple[int, int, int]:
-        return (self.node_states.shape[0], self.legal.shape[1], self.node_states.shape[1])
-
-
 def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None = None, c: float = 1.4,
-                seed: int = 0, max_nodes: int | None = None, _tree: _Tree | None = None) -> MCTSResult:
+                seed: int = 0, max_nodes: int | None = None, _tree: SearchTree | None = None) -> MCTSResult:
     """Run UCT from ``state``; see the module docstring."""
     if state.is_terminal():
         raise ValueError("mcts_search: the game is over; there is no move to search")
@@ -315,20 +304,19 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
         nodes = min(nodes, sims + 1)
     tree = _tree
     if tree is None or tree.size != (nodes, game.num_actions, game.state_size):
-        tree = _Tree(nodes, game.num_actions, game.state_size)
-    k = game.kernel
+        tree = SearchTree.allocate(nodes, game.num_actions, game.state_size)
+    scratch = SimulationScratch.allocate(nodes, game.num_actions, game.state_size)
     start = _time.perf_counter()
-    deadline = start + time_limit if time_limit is not None else 0.0
     total = game.search_score_total(state) if game.result_follows_scores else None
-    best, done, used = _build_mcts(k)(
-        -1.0 if total is None else float(total),
-        game.params, state.array.copy(),
-        2**62 if sims is None else int(sims), float(deadline), float(c), game.ply_cap, np.uint64(seed),
-        tree.node_states, tree.node_player, tree.node_visits, tree.node_value,
-        tree.node_mean, tree.node_explore, tree.parents,
-        tree.action_from_parent, tree.children_index, tree.num_unexpanded, tree.legal,
-        tree.path, tree.work, tree.rollout_mask, tree.returns, tree.scores,
+    settings = MCTSSettings(
+        num_sims=2**62 if sims is None else int(sims),
+        deadline=start + time_limit if time_limit is not None else 0.0,
+        c=float(c),
+        max_plies=game.ply_cap,
+        decisive_total=-1.0 if total is None else float(total),
+        seed=np.uint64(seed),
     )
+    best, done, used = _build_mcts(game.kernel)(game.params, state.array.copy(), settings, tree, scratch)
     seconds = _time.perf_counter() - start
     visits, values = {}, {}
     for a in range(game.num_actions):

@@ -6,7 +6,7 @@
 (the command line is ``mancala_envs.cli.play``; this module is the game session and the
 terminal loop, which any front end can drive)
 
-* ``--opponent``: an agent spec (``agents.specs``; default ``alphabeta:depth=4``).
+* ``--opponent``: an agent spec (``mancala_envs.agents.specs``; default ``alphabeta:depth=4``).
 * ``--seat``: the player you are (default 0, who moves first; ``random`` draws it from the
   seed). In a window a two-row board is turned so that your row is nearest.
 * ``--seed``: the game's seed (it decides any deal) and the agents'; without it one is

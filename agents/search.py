@@ -1,6 +1,6 @@
 """Alpha-beta search and the exact solver, compiled by numba over any game's kernel.
 
-Both run the same jitted negamax (``_negamax``), which only calls the kernel contract
+Both run the same jitted negamax (``_build_negamax``), which only calls the kernel contract
 (``mancala_envs.core.game``): it works for every id ``mancala_envs.list_envs()`` returns,
 including ids registered later, with no per-game code.
 
@@ -99,14 +99,14 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 from numba import njit
 
 from mancala_envs.core.game import Game, State
 from mancala_envs.core.inline import inline_kernel, inlined, unowned
+from mancala_envs.core.jit_helpers import copy_into, hash_observations, hash_state, past_deadline
 
 from .base import Agent
 
@@ -132,279 +132,12 @@ S_CAP_HITS = 2
 S_TT_HITS = 3
 NUM_STATS = 4
 
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-_U29 = np.uint64(29)
-
-
-@njit(cache=True)
-def _now():
-    with numba.objmode(t="float64"):
-        t = time.perf_counter()
-    return t
-
-
-@njit(cache=True)
-def _hash_state(state):
-    h = _FNV_OFFSET
-    for i in range(state.shape[0]):
-        h = (h ^ np.uint64(np.uint32(state[i]))) * _FNV_PRIME
-    h = (h ^ (h >> _U29)) * _MIX
-    return h ^ (h >> _U29)
-
-
-@njit(cache=True)
-def _hash_obs(obs0, obs1, player):
-    h = _FNV_OFFSET ^ np.uint64(player + 2)
-    for i in range(obs0.shape[0]):
-        h = (h ^ np.uint64(np.int64(np.round(obs0[i] * 65536.0)))) * _FNV_PRIME
-    for i in range(obs1.shape[0]):
-        h = (h ^ np.uint64(np.int64(np.round(obs1[i] * 65536.0)))) * _FNV_PRIME
-    h = (h ^ (h >> _U29)) * _MIX
-    return h ^ (h >> _U29)
-
-
-# Not cache=True: the kernel functions arrive as arguments (see mancala_envs.core.playout);
-# numba compiles this loop once per kernel and process, a few seconds.
-@functools.cache
-def _build_negamax(kernel, heuristic):
-    """The search loop for one kernel and leaf evaluation, with both compiled into it.
-
-    Built like ``agents.mcts``'s loop (see ``mancala_envs.core.inline``): the kernel's
-    functions and the heuristic are closure variables, so numba inlines them, and the
-    arrays they are given are ``unowned`` views of arrays the caller allocates.
-    """
-    k = inline_kernel(kernel)
-    legal_mask, apply, current_player, scores = k.legal_mask, k.apply, k.current_player, k.scores
-    returns, observe, plies = k.returns, k.observe, k.plies
-    heuristic = inlined(heuristic)
-
-    @njit
-    def negamax(
-        use_heuristic,  # False: leaves are valued by the score difference
-        score_total,  # Game.search_score_total (scores only grow, and their final sum is at most this); < 0: none
-        params_owned,
-        root,  # int32[S]: the position to search; its player to move must be >= 0
-        depth,  # plies to search (SOLVER_DEPTH: to the end)
-        alpha0,
-        beta0,
-        solver,  # True: terminal value is the score difference alone
-        key_mode,  # KEY_STATE or KEY_OBS
-        max_plies,  # the game's ply_cap (NO_PLY_CAP for none)
-        max_stack,  # deepest ply followed (beyond: valued like a cap)
-        tt,  # TT_ENTRY[T]: the transposition table (TranspositionTable.entries)
-        history,  # int64[A]: history heuristic
-        root_priority,  # float64[A]: ordering of root moves after the TT move
-        deadline,  # perf_counter() time to give up at; <= 0: none
-        stats,  # int64[NUM_STATS]
-        # what the kernel is handed (see _Scratch)
-        states_owned,  # int32[max_stack + 2, S]: the position at every ply of the line
-        mask_owned,  # int8[A]
-        scores_owned,  # float64[2]
-        returns_owned,  # float64[2]
-        obs0_owned,  # float32[observation size]
-        obs1_owned,  # float32[observation size]
-    ):
-        # views without reference counts: the caller's arrays outlive this call
-        params = unowned(params_owned)
-        states = unowned(states_owned)
-        mask = unowned(mask_owned)
-        sbuf = unowned(scores_owned)
-        rbuf = unowned(returns_owned)
-        obs0 = unowned(obs0_owned)
-        obs1 = unowned(obs1_owned)
-        S = root.shape[0]
-        A = history.shape[0]
-        D = max_stack + 1
-        tmask = np.uint64(tt.shape[0] - 1)
-        moves = np.empty((D, A), np.int32)
-        nmoves = np.zeros(D, np.int64)
-        idx = np.zeros(D, np.int64)
-        player = np.zeros(D, np.int64)
-        alpha = np.zeros(D, np.float64)
-        beta = np.zeros(D, np.float64)
-        oalpha = np.zeros(D, np.float64)
-        best = np.zeros(D, np.float64)
-        bestmv = np.zeros(D, np.int64)
-        dep = np.zeros(D, np.int64)
-        keys = np.zeros(D, np.uint64)
-        same = np.zeros(D, np.bool_)
-        prio = np.zeros(A, np.float64)
-
-        for i in range(S):
-            states[0, i] = root[i]
-        alpha[0] = alpha0
-        beta[0] = beta0
-        dep[0] = depth
-        d = 0
-        phase = 0  # 0 enter a node, 1 next move, 2 return ret to the parent
-        ret = 0.0
-        v = 0.0
-        while True:
-            if phase == 0:
-                stats[S_NODES] += 1
-                if deadline > 0.0 and (stats[S_NODES] & 1023) == 0:
-                    if _now() > deadline:
-                        stats[S_ABORTED] = 1
-                        return 0.0, -1
-                st = states[d]
-                p = current_player(st, params)
-                player[d] = p
-                if key_mode == KEY_OBS:
-                    observe(st, params, 0, obs0)
-                    observe(st, params, 1, obs1)
-                    h = _hash_obs(obs0, obs1, p)
-                else:
-                    h = _hash_state(st)
-                keys[d] = h
-                slot = np.int64(h & tmask)
-                ttm = -1
-                entry = tt[slot]
-                if entry.key == h and entry.flag != 0:
-                    ttm = np.int64(entry.move)
-                    if d > 0 and entry.depth >= dep[d]:
-                        tv = entry.value
-                        f = entry.flag
-                        if f == FLAG_EXACT or (f == FLAG_LOWER and tv >= beta[d]) or (f == FLAG_UPPER and tv <= alpha[d]):
-                            stats[S_TT_HITS] += 1
-                            ret = tv
-                            phase = 2
-                            continue
-                if solver and score_total >= 0.0 and d > 0:
-                    # Score bounds: the final difference lies within the seeds still to be won.
-                    scores(st, params, sbuf)
-                    margin = sbuf[p] - sbuf[1 - p]
-                    left = score_total - sbuf[0] - sbuf[1]
-                    if margin + left <= alpha[d]:
-                        ret = margin + left
-                        phase = 2
-                        continue
-                    if margin - left >= beta[d]:
-                        ret = margin - left
-                        phase = 2
-                        continue
-                oalpha[d] = alpha[d]
-                legal_mask(st, params, mask)
-                n = 0
-                if ttm >= 0 and ttm < A and mask[ttm] != 0:
-                    moves[d, 0] = ttm
-                    n = 1
-                # the rest by priority (history, or the root order), insertion sort
-                start = n
-                for a in range(A):
-                    if mask[a] != 0 and a != ttm:
-                        if d == 0:
-                            pa = root_priority[a]
-                        else:
-                            pa = np.float64(history[a])
-                        j = n
-                        while j > start and prio[j - 1] < pa:
-                            moves[d, j] = moves[d, j - 1]
-                            prio[j] = prio[j - 1]
-                            j -= 1
-                        moves[d, j] = a
-                        prio[j] = pa
-                        n += 1
-                nmoves[d] = n
-                idx[d] = 0
-                best[d] = NEG_INF
-                bestmv[d] = moves[d, 0]
-                phase = 1
-            if phase == 1:
-                if idx[d] >= nmoves[d]:
-                    # all moves searched: store and return
-                    slot = np.int64(keys[d] & tmask)
-                    _tt_store(tt[slot], keys[d], best[d], dep[d], bestmv[d],
-                              FLAG_UPPER if best[d] <= oalpha[d] else FLAG_EXACT)
-                    ret = best[d]
-                    phase = 2
-                    continue
-                a = moves[d, idx[d]]
-                child = states[d + 1]
-                for i in range(S):
-                    child[i] = states[d, i]
-                apply(child, params, a)
-                me = player[d]
-                cp = current_player(child, params)
-                if cp < 0 or dep[d] <= 1 or d + 1 >= max_stack or plies(child, params) >= max_plies:
-                    if cp >= 0 and use_heuristic and dep[d] <= 1:
-                        v = heuristic(child, params, me)
-                    else:
-                        scores(child, params, sbuf)
-                        v = sbuf[me] - sbuf[1 - me]
-                    if cp < 0:
-                        if not solver:
-                            returns(child, params, rbuf)
-                            v += WIN_BONUS * rbuf[me]
-                    elif dep[d] > 1:
-                        stats[S_CAP_HITS] += 1
-                    stats[S_NODES] += 1
-                else:
-                    same[d] = cp == me
-                    if same[d]:
-                        alpha[d + 1] = alpha[d]
-                        beta[d + 1] = beta[d]
-                    else:
-                        alpha[d + 1] = -beta[d]
-                        beta[d + 1] = -alpha[d]
-                    # to the end: every stored value is exact whatever the ply it was found at
-                    dep[d + 1] = dep[d] if depth == SOLVER_DEPTH else dep[d] - 1
-                    d += 1
-                    phase = 0
-                    continue
-            if phase == 2:
-                if d == 0:
-                    return ret, bestmv[0]
-                d -= 1
-                v = ret if same[d] else -ret
-            # a child of node d has value v (from d's mover's point of view)
-            a = moves[d, idx[d]]
-            if v > best[d]:
-                best[d] = v
-                bestmv[d] = a
-            if v > alpha[d]:
-                alpha[d] = v
-            if alpha[d] >= beta[d]:
-                history[a] += dep[d] * dep[d]
-                slot = np.int64(keys[d] & tmask)
-                _tt_store(tt[slot], keys[d], best[d], dep[d], bestmv[d], FLAG_LOWER)
-                ret = best[d]
-                phase = 2
-                continue
-            idx[d] += 1
-            phase = 1
-
-    return negamax
-
-
-class _Scratch:
-    """The arrays the search hands the kernel (see ``_build_negamax``)."""
-
-    def __init__(self, game: Game, max_stack: int):
-        self.states = np.empty((max_stack + 2, game.state_size), np.int32)
-        self.mask = np.zeros(game.num_actions, np.int8)
-        self.scores = np.zeros(2, np.float64)
-        self.returns = np.zeros(2, np.float64)
-        self.obs0 = np.zeros(game.observation_size, np.float32)
-        self.obs1 = np.zeros(game.observation_size, np.float32)
-
-
 # One record per entry, so that a probe touches one cache line, not one per field: with the
 # fields in five arrays the solver's 2**24-entry table cost a cache miss per field.
 TT_ENTRY = np.dtype(
     [("key", np.uint64), ("value", np.float64), ("depth", np.int32), ("move", np.int16), ("flag", np.int8)],
     align=True,
 )
-
-
-@njit(cache=True, inline="always")
-def _tt_store(entry, key, value, depth, move, flag):
-    entry.key = key
-    entry.value = value
-    entry.depth = depth
-    entry.move = move
-    entry.flag = flag
 
 
 class TranspositionTable:
@@ -428,6 +161,329 @@ class TranspositionTable:
         self.entries["key"] = 0
 
 
+class SearchSettings(NamedTuple):
+    """One negamax call's window, depth and rules."""
+
+    depth: int  # plies to search (SOLVER_DEPTH: to the end)
+    alpha: float  # the root's window, mover's view
+    beta: float
+    solver: bool  # True: the value of an end of the game is the score difference alone
+    key_mode: int  # KEY_STATE or KEY_OBS
+    max_plies: int  # the game's ply_cap (NO_PLY_CAP for none)
+    max_stack: int  # deepest ply followed (beyond: valued like a cap)
+    deadline: float  # perf_counter() time to give up at; <= 0: none
+    use_heuristic: bool  # False: leaves are valued by the score difference
+    score_total: float  # Game.search_score_total (scores only grow, their final sum is at most this); < 0: none
+
+
+class SearchTables(NamedTuple):
+    """What outlives one negamax call (A actions, T table entries)."""
+
+    tt: np.ndarray  # TT_ENTRY[T]        the transposition table (TranspositionTable.entries)
+    history: np.ndarray  # int64[A]           history heuristic: cut-offs per move, weighted by depth squared
+    root_priority: np.ndarray  # float64[A]         order of the root's moves after the TT move
+    stats: np.ndarray  # int64[NUM_STATS]   nodes, aborted, cap hits, TT hits
+
+
+class SearchLine(NamedTuple):
+    """The nodes of the line being searched, one row per ply ``d`` (D = max_stack + 1 plies, A actions, S state size)."""
+
+    states: np.ndarray  # int32[D + 1, S]   the position at every ply
+    moves: np.ndarray  # int32[D, A]       the node's legal moves in search order
+    num_moves: np.ndarray  # int64[D]          how many of them
+    next_move: np.ndarray  # int64[D]          index in moves of the move being searched
+    player: np.ndarray  # int64[D]          player to move
+    alpha: np.ndarray  # float64[D]        the window, the node's mover's view
+    beta: np.ndarray  # float64[D]
+    alpha_at_entry: np.ndarray  # float64[D]        alpha before any move (a best value at most this is an upper bound)
+    best_value: np.ndarray  # float64[D]        best value found so far
+    best_move: np.ndarray  # int64[D]          the move that found it
+    depth: np.ndarray  # int64[D]          plies left to search
+    key: np.ndarray  # uint64[D]         the node's hash
+    same_player: np.ndarray  # bool[D]           the searched child has the same player to move
+
+    @classmethod
+    def allocate(cls, max_stack: int, num_actions: int, state_size: int) -> "SearchLine":
+        plies = max_stack + 1
+        floats = [np.zeros(plies, np.float64) for _ in range(4)]
+        return cls(np.zeros((plies + 1, state_size), np.int32), np.zeros((plies, num_actions), np.int32),
+                   np.zeros(plies, np.int64), np.zeros(plies, np.int64), np.zeros(plies, np.int64), *floats,
+                   np.zeros(plies, np.int64), np.zeros(plies, np.int64), np.zeros(plies, np.uint64),
+                   np.zeros(plies, np.bool_))
+
+
+class SearchBuffers(NamedTuple):
+    """What the kernel is handed, and the move sort's keys (A actions, O observation size)."""
+
+    mask: np.ndarray  # int8[A]      legal moves
+    scores: np.ndarray  # float64[2]
+    returns: np.ndarray  # float64[2]
+    obs0: np.ndarray  # float32[O]   player_0's observation (key="obs")
+    obs1: np.ndarray  # float32[O]   player_1's observation
+    priority: np.ndarray  # float64[A]   sort key of each sorted move
+
+    @classmethod
+    def allocate(cls, game: Game) -> "SearchBuffers":
+        return cls(np.zeros(game.num_actions, np.int8), np.zeros(2, np.float64), np.zeros(2, np.float64),
+                   np.zeros(game.observation_size, np.float32), np.zeros(game.observation_size, np.float32),
+                   np.zeros(game.num_actions, np.float64))
+
+
+# Table entries are read and written by field name (entry["key"]), which numba compiles and
+# numpy also runs (under NUMBA_DISABLE_JIT, an entry is a numpy.void, a view without attributes).
+@njit(cache=True, inline="always")
+def _tt_entry(tt, key):
+    return tt[np.int64(key & np.uint64(tt.shape[0] - 1))]
+
+
+@njit(cache=True, inline="always")
+def _tt_store(tt, key, value, depth, move, flag):
+    entry = _tt_entry(tt, key)
+    entry["key"] = key
+    entry["value"] = value
+    entry["depth"] = depth
+    entry["move"] = move
+    entry["flag"] = flag
+
+
+@njit(cache=True, inline="always")
+def _tt_probe(tables, line, d):
+    """Look node ``d`` up: (answered, the stored value if answered, the stored move or -1).
+
+    Answered: an entry searched deep enough whose bound settles the node's window (never the root).
+    """
+    entry = _tt_entry(tables.tt, line.key[d])
+    if entry["key"] != line.key[d] or entry["flag"] == 0:
+        return False, 0.0, -1
+    tt_move = np.int64(entry["move"])
+    if d > 0 and entry["depth"] >= line.depth[d]:
+        value = entry["value"]
+        flag = entry["flag"]
+        if (flag == FLAG_EXACT or (flag == FLAG_LOWER and value >= line.beta[d])
+                or (flag == FLAG_UPPER and value <= line.alpha[d])):
+            tables.stats[S_TT_HITS] += 1
+            return True, value, tt_move
+    return False, 0.0, tt_move
+
+
+@njit(cache=True, inline="always")
+def _sort_moves(line, tables, mask, priority, d, tt_move):
+    """Node ``d``'s legal moves (``mask``) into ``line.moves[d]``: the TT move first, then by
+    priority (history; at the root, ``root_priority``), highest first, by insertion sort."""
+    num_actions = mask.shape[0]
+    n = 0
+    if tt_move >= 0 and tt_move < num_actions and mask[tt_move] != 0:
+        line.moves[d, 0] = tt_move
+        n = 1
+    first_sorted = n
+    for a in range(num_actions):
+        if mask[a] != 0 and a != tt_move:
+            key = tables.root_priority[a] if d == 0 else np.float64(tables.history[a])
+            j = n
+            while j > first_sorted and priority[j - 1] < key:
+                line.moves[d, j] = line.moves[d, j - 1]
+                priority[j] = priority[j - 1]
+                j -= 1
+            line.moves[d, j] = a
+            priority[j] = key
+            n += 1
+    line.num_moves[d] = n
+    line.next_move[d] = 0
+    line.best_value[d] = NEG_INF
+    line.best_move[d] = line.moves[d, 0]
+    line.alpha_at_entry[d] = line.alpha[d]
+
+
+@njit(cache=True, inline="always")
+def _open_child(line, d, same_player, solver_depth):
+    """Set up ply ``d + 1``'s window and depth for a search of node ``d``'s current move."""
+    line.same_player[d] = same_player
+    if same_player:
+        line.alpha[d + 1] = line.alpha[d]
+        line.beta[d + 1] = line.beta[d]
+    else:
+        line.alpha[d + 1] = -line.beta[d]
+        line.beta[d + 1] = -line.alpha[d]
+    # to the end: every stored value is exact whatever the ply it was found at
+    line.depth[d + 1] = line.depth[d] if solver_depth else line.depth[d] - 1
+
+
+@njit(cache=True, inline="always")
+def _close_node(line, tt, d):
+    """Every move of node ``d`` searched: store its value (exact, or an upper bound) and return it."""
+    flag = FLAG_UPPER if line.best_value[d] <= line.alpha_at_entry[d] else FLAG_EXACT
+    _tt_store(tt, line.key[d], line.best_value[d], line.depth[d], line.best_move[d], flag)
+    return line.best_value[d]
+
+
+@njit(cache=True, inline="always")
+def _take_child_value(line, tables, d, value):
+    """Node ``d``'s current move is worth ``value`` (mover's view): (cut off, node's value if so).
+
+    A cut-off (alpha >= beta) credits the move in the history and stores a lower bound.
+    """
+    move = line.moves[d, line.next_move[d]]
+    if value > line.best_value[d]:
+        line.best_value[d] = value
+        line.best_move[d] = move
+    if value > line.alpha[d]:
+        line.alpha[d] = value
+    if line.alpha[d] < line.beta[d]:
+        return False, 0.0
+    tables.history[move] += line.depth[d] * line.depth[d]
+    _tt_store(tables.tt, line.key[d], line.best_value[d], line.depth[d], line.best_move[d], FLAG_LOWER)
+    return True, line.best_value[d]
+
+
+# What the loop does next (see _build_negamax).
+ENTER_NODE = 0
+NEXT_MOVE = 1
+RETURN_VALUE = 2
+
+
+# Not cache=True: the kernel's functions are closure variables; numba compiles this loop
+# once per kernel, heuristic and process, a few seconds.
+@functools.cache
+def _build_negamax(kernel, heuristic):
+    """The search loop for one kernel and leaf evaluation, with both compiled into it.
+
+    Built like ``mancala_envs.agents.mcts``'s loop (see ``mancala_envs.core.inline``): the kernel's
+    functions and the heuristic are closure variables, so numba inlines them, and the
+    arrays they are given are ``unowned`` views of arrays the caller allocates. The phases
+    are ``inline="always"`` too: one compiled loop, as if written in one piece.
+
+    The loop walks the tree without recursion: ``line`` holds one row per ply, ``d`` is
+    the current ply, and ``phase`` says whether node ``d`` is being entered, is to search
+    its next move, or has a value to return to its parent.
+    """
+    k = inline_kernel(kernel)
+    legal_mask, apply, current_player, scores = k.legal_mask, k.apply, k.current_player, k.scores
+    returns, observe, plies = k.returns, k.observe, k.plies
+    heuristic = inlined(heuristic)
+
+    @njit(inline="always")
+    def identify(line, buffers, params, key_mode, d):
+        """Node ``d``'s player to move and hash key into ``line``."""
+        position = line.states[d]
+        player = current_player(position, params)
+        line.player[d] = player
+        if key_mode == KEY_OBS:
+            observe(position, params, 0, buffers.obs0)
+            observe(position, params, 1, buffers.obs1)
+            line.key[d] = hash_observations(buffers.obs0, buffers.obs1, player)
+        else:
+            line.key[d] = hash_state(position)
+
+    @njit(inline="always")
+    def score_bound(line, buffers, params, score_total, d):
+        """(answered, bound): the final difference lies within the stones still to be won; a
+        bound outside node ``d``'s window answers it."""
+        player = line.player[d]
+        scores(line.states[d], params, buffers.scores)
+        margin = buffers.scores[player] - buffers.scores[1 - player]
+        left = score_total - buffers.scores[0] - buffers.scores[1]
+        if margin + left <= line.alpha[d]:
+            return True, margin + left
+        if margin - left >= line.beta[d]:
+            return True, margin - left
+        return False, 0.0
+
+    @njit(inline="always")
+    def probe(line, tables, buffers, params, settings, d):
+        """Enter node ``d``: (answered by the TT or the score bounds, its value if so, the TT move or -1)."""
+        identify(line, buffers, params, settings.key_mode, d)
+        answered, value, tt_move = _tt_probe(tables, line, d)
+        if not answered and settings.solver and settings.score_total >= 0.0 and d > 0:
+            answered, value = score_bound(line, buffers, params, settings.score_total, d)
+        return answered, value, tt_move
+
+    @njit(inline="always")
+    def leaf_value(leaf, params, me, leaf_player, plies_left, settings, buffers):
+        """A leaf's value for ``me``: the heuristic, or the score difference (plus
+        ``WIN_BONUS * result`` at the end of the game, except for the solver)."""
+        if leaf_player >= 0 and settings.use_heuristic and plies_left <= 1:
+            return heuristic(leaf, params, me)
+        scores(leaf, params, buffers.scores)
+        value = buffers.scores[me] - buffers.scores[1 - me]
+        if leaf_player < 0 and not settings.solver:
+            returns(leaf, params, buffers.returns)
+            value += WIN_BONUS * buffers.returns[me]
+        return value
+
+    @njit(inline="always")
+    def play_next_move(line, stats, buffers, params, settings, d):
+        """Play node ``d``'s current move into ply ``d + 1``: (True, 0) to search the child
+        there, or (False, its value) where it is a leaf (end, depth, stack or ply cap)."""
+        child = line.states[d + 1]
+        copy_into(child, line.states[d])
+        apply(child, params, line.moves[d, line.next_move[d]])
+        me = line.player[d]
+        child_player = current_player(child, params)
+        plies_left = line.depth[d]
+        if (child_player < 0 or plies_left <= 1 or d + 1 >= settings.max_stack
+                or plies(child, params) >= settings.max_plies):
+            stats[S_NODES] += 1
+            if child_player >= 0 and plies_left > 1:
+                stats[S_CAP_HITS] += 1
+            return False, leaf_value(child, params, me, child_player, plies_left, settings, buffers)
+        _open_child(line, d, child_player == me, settings.depth == SOLVER_DEPTH)
+        return True, 0.0
+
+    @njit
+    def negamax(params_owned, root, settings, tables_owned, line_owned, buffers_owned):
+        """Search ``root`` (its player to move >= 0): (value, mover's view; best move), or (0, -1) out of time."""
+        # views without reference counts: the caller's arrays outlive this call
+        params = unowned(params_owned)
+        tables = unowned(tables_owned)
+        line = unowned(line_owned)
+        buffers = unowned(buffers_owned)
+        stats = tables.stats
+        copy_into(line.states[0], root)
+        line.alpha[0] = settings.alpha
+        line.beta[0] = settings.beta
+        line.depth[0] = settings.depth
+        d = 0
+        phase = ENTER_NODE
+        value = 0.0  # RETURN_VALUE: node d's value; else the value of node d's current move
+        while True:
+            if phase == ENTER_NODE:
+                stats[S_NODES] += 1
+                if past_deadline(settings.deadline, stats[S_NODES], 1024):
+                    stats[S_ABORTED] = 1
+                    return 0.0, -1
+                answered, value, tt_move = probe(line, tables, buffers, params, settings, d)
+                if answered:
+                    phase = RETURN_VALUE
+                    continue
+                legal_mask(line.states[d], params, buffers.mask)
+                _sort_moves(line, tables, buffers.mask, buffers.priority, d, tt_move)
+                phase = NEXT_MOVE
+            if phase == NEXT_MOVE:
+                if line.next_move[d] >= line.num_moves[d]:
+                    value = _close_node(line, tables.tt, d)
+                    phase = RETURN_VALUE
+                    continue
+                descend, value = play_next_move(line, stats, buffers, params, settings, d)
+                if descend:
+                    d += 1
+                    phase = ENTER_NODE
+                    continue
+            if phase == RETURN_VALUE:
+                if d == 0:
+                    return value, line.best_move[0]
+                d -= 1
+                value = value if line.same_player[d] else -value
+            cut_off, node_value = _take_child_value(line, tables, d, value)
+            if cut_off:
+                value = node_value
+                phase = RETURN_VALUE
+                continue
+            line.next_move[d] += 1
+            phase = NEXT_MOVE
+
+    return negamax
+
+
 @dataclass
 class SearchStats:
     """What one ``search`` call did."""
@@ -446,18 +502,28 @@ def _no_heuristic(state, params, player):
     return 0.0  # never called: use_heuristic is False
 
 
-def _call(game: Game, root: np.ndarray, depth: int, alpha: float, beta: float, solver: bool, key_mode: int,
-          tt: TranspositionTable, history: np.ndarray, root_priority: np.ndarray, deadline: float,
-          stats: np.ndarray, max_stack: int, score_total: int | None = None):
+def _negamax_for(game: Game, max_stack: int):
+    """The compiled negamax of ``game`` (see ``_build_negamax``) with the scratch arrays of
+    one search, allocated once for all its calls (every call writes what it reads)."""
     heuristic = game.search_heuristic
-    scratch = _Scratch(game, int(max_stack))
-    return _build_negamax(game.kernel, heuristic if heuristic is not None else _no_heuristic)(
-        heuristic is not None, -1.0 if score_total is None else float(score_total),
-        game.params, root, int(depth), float(alpha), float(beta), bool(solver), int(key_mode),
-        game.ply_cap, int(max_stack),
-        tt.entries, history, root_priority, float(deadline), stats,
-        scratch.states, scratch.mask, scratch.scores, scratch.returns, scratch.obs0, scratch.obs1,
-    )
+    loop = _build_negamax(game.kernel, heuristic if heuristic is not None else _no_heuristic)
+    line = SearchLine.allocate(max_stack, game.num_actions, game.state_size)
+    buffers = SearchBuffers.allocate(game)
+
+    def negamax(root: np.ndarray, settings: SearchSettings, tables: SearchTables) -> tuple[float, int]:
+        """(value, mover's view; best move) of ``root``, or (0, -1) if out of time."""
+        return loop(game.params, root, settings, tables, line, buffers)
+
+    return negamax
+
+
+def _settings(game: Game, depth: int, solver: bool, key: str, max_stack: int,
+              score_total: int | None = None) -> SearchSettings:
+    """The settings of a search of ``game`` with a full window and no deadline."""
+    return SearchSettings(depth=int(depth), alpha=NEG_INF, beta=-NEG_INF, solver=solver, key_mode=KEY_MODES[key],
+                          max_plies=game.ply_cap, max_stack=int(max_stack), deadline=0.0,
+                          use_heuristic=game.search_heuristic is not None,
+                          score_total=-1.0 if score_total is None else float(score_total))
 
 
 def _check_state(state: State, who: str) -> None:
@@ -502,11 +568,12 @@ def search(
     stats = np.zeros(NUM_STATS, np.int64)
     value, best, done_depth, aborted, nodes, caps = 0.0, -1, 0, False, 0, 0
     root = state.array.copy()
-    stack = min(max_depth, MAX_STACK) + 1
+    settings = _settings(game, 1, False, key, min(max_depth, MAX_STACK) + 1)
+    tables = SearchTables(tt.entries, history, root_priority, stats)
+    negamax = _negamax_for(game, settings.max_stack)
     for d in range(1, max_depth + 1):
         stats[:] = 0
-        v, a = _call(game, root, d, NEG_INF, -NEG_INF, False, KEY_MODES[key], tt, history, root_priority,
-                     deadline if d > 1 else 0.0, stats, stack)
+        v, a = negamax(root, settings._replace(depth=d, deadline=deadline if d > 1 else 0.0), tables)
         nodes += int(stats[S_NODES])
         if stats[S_ABORTED]:
             aborted = True
@@ -591,10 +658,6 @@ class SolveResult:
         return out
 
 
-def _new_stats():
-    return np.zeros(NUM_STATS, np.int64)
-
-
 def solve(
     position: State | Game,
     *,
@@ -622,18 +685,18 @@ def solve(
     root = state.array.copy()
     cap_left = None if game.max_plies is None else game.max_plies - state.plies
     stack = MAX_STACK if cap_left is None else max(1, min(cap_left, MAX_STACK)) + 1
-    mode = KEY_MODES[key]
-    score_total = game.search_score_total(state)
+    settings = _settings(game, SOLVER_DEPTH, True, key, stack, game.search_score_total(state))
     start = time.perf_counter()
     nodes = 0
     caps = 0
-    stats = _new_stats()
+    stats = np.zeros(NUM_STATS, np.int64)
+    tables = SearchTables(tt.entries, history, priority, stats)
+    negamax = _negamax_for(game, stack)
 
     def run(alpha, beta):
         nonlocal nodes, caps
         stats[:] = 0
-        v, a = _call(game, root, SOLVER_DEPTH, alpha, beta, True, mode, tt, history, priority, 0.0, stats, stack,
-                     score_total)
+        v, a = negamax(root, settings._replace(alpha=float(alpha), beta=float(beta)), tables)
         nodes += int(stats[S_NODES])
         caps += int(stats[S_CAP_HITS])
         return float(v), int(a)
@@ -678,9 +741,6 @@ class SolverAgent(Agent):
         self.key = key
         self.tt = TranspositionTable(tt_bits)
         self._game = None
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
 
     def warmup(self, game: Game) -> None:
         search(game.new_state(0), depth=1, tt=TranspositionTable(4), key=self.key)

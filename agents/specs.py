@@ -5,9 +5,9 @@ spec                                   agent
 =====================================  ===========================================================
 ``random``                             uniformly random legal move
 ``greedy[:max_chain=64]``              most immediate score gain (through extra turns)
-``alphabeta:depth=6``                  iterative-deepening negamax to 6 plies (``agents.search``)
+``alphabeta:depth=6``                  iterative-deepening negamax to 6 plies (``mancala_envs.agents.search``)
 ``alphabeta:time=0.5``                 the same for 0.5 s per move; ``tt_bits=18``, ``key=state|obs``
-``mcts:sims=2000,c=1.4``               UCT with random rollouts (``agents.mcts``); ``time=``,
+``mcts:sims=2000,c=1.4``               UCT with random rollouts (``mancala_envs.agents.mcts``); ``time=``,
                                        ``max_nodes=``
 ``solver[:tt_bits=20,key=state]``      perfect play by exact solving (small boards only)
 ``human``                              moves typed in the game's notation on stdin
@@ -39,7 +39,7 @@ _key.__name__ = "state|obs"
 
 
 def _policy_factory(seed=None, path: str = ""):
-    """``policy:PATH``: a trained model (``agents.policy``; loads torch only when used)."""
+    """``policy:PATH``: a trained model (``mancala_envs.agents.policy``; loads torch only when used)."""
     return PolicyAgent(path, seed=seed)
 
 

@@ -13,11 +13,11 @@ Figures (each measured several times after a warm-up; the reported value is the 
   openspiel     OpenSpiel's ``mancala`` through its Python API, moves/s (the peer)
   state_api     our ``State`` API in a plain Python loop (new_state/legal_actions/apply),
                 moves/s: the like-for-like of the OpenSpiel loop
-  mcts          our MCTS (``agents.mcts``, UCT with random rollouts) from the start of
+  mcts          our MCTS (``mancala_envs.agents.mcts``, UCT with random rollouts) from the start of
                 kalah-v0, simulations/s, one core; ``mcts_by_id`` for every id
   openspiel_mcts  OpenSpiel's C++ ``MCTSBot`` (one random rollout per simulation) from
                 the start of its ``mancala`` (Kalah(6,4)), simulations/s, one core (the peer)
-  alphabeta_by_id  our alpha-beta (``agents.search``), iterative deepening from every id's
+  alphabeta_by_id  our alpha-beta (``mancala_envs.agents.search``), iterative deepening from every id's
                 start position for a fixed time, nodes/s
   (the search figures are measured by the functions of ``benchmarks/search.py``)
 

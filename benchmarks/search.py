@@ -5,12 +5,12 @@
 Figures (compilation excluded: every figure runs once to warm up, then is timed ``repeats``
 times; the median is shown and every sample is kept in the JSON):
 
-* ``alphabeta``: ``agents.search.search`` from the start position of ``kalah-v0``
+* ``alphabeta``: ``mancala_envs.agents.search.search`` from the start position of ``kalah-v0``
   (Kalah(6,4)) and of every registered id, iterative deepening for a fixed time (2 s, 0.5 s
   with ``--quick``), a cleared 2**20-entry transposition table: nodes visited per second
   (``SearchStats.nodes / seconds``, the abandoned last iteration included); ``depth`` is
   the deepest completed iteration.
-* ``mcts``: ``agents.mcts.mcts_search`` (UCT, one random rollout per simulation, c=1.4)
+* ``mcts``: ``mancala_envs.agents.mcts.mcts_search`` (UCT, one random rollout per simulation, c=1.4)
   from the same positions: simulations per second.
 * ``openspiel_mcts``: ``pyspiel.MCTSBot`` (C++, ``RandomRolloutEvaluator(1 rollout)``,
   uct_c=1.4) on OpenSpiel's ``mancala`` (Kalah(6,4)) from its start position:

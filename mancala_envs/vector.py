@@ -36,7 +36,7 @@ from numba import njit, prange
 
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, Kernel, State
-from .core.playout import _splitmix64
+from .core.jit_helpers import splitmix64
 from .registry import game_of
 
 _COMPILED: dict[tuple[Kernel, bool], tuple] = {}
@@ -132,7 +132,7 @@ def _sample_actions(masks, rng_state, out):
         count = 0
         for a in range(masks.shape[1]):
             count += masks[i, a]
-        s, z = _splitmix64(s)
+        s, z = splitmix64(s)
         target = np.int64((z >> np.uint64(33)) % np.uint64(max(count, 1)))
         out[i] = -1
         for a in range(masks.shape[1]):
@@ -186,12 +186,13 @@ class BatchEnv:
         self._sample_out = np.zeros(B, dtype=np.int64)
         self._movers = np.full(B, -1, dtype=np.int64)
         self.episodes = np.zeros(B, dtype=np.int64)  # games started in each slot since reset
+        self._rng: np.random.Generator | None = None  # the batch's generator (deals), set by reset
         self.reset(seed)
 
     # -- episodes ---------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> np.ndarray:
         """Start a new game in every slot. With a seed, the batch's generator starts over."""
-        if seed is not None or not hasattr(self, "_rng"):
+        if seed is not None or self._rng is None:
             root = np.random.SeedSequence(seed)
             deal_seq, sample_seq = root.spawn(2)
             self._rng = np.random.default_rng(deal_seq)

@@ -1,7 +1,7 @@
 """Alpha-beta, the exact solver and MCTS over every registered id, against plain references.
 
 The references are plain Python minimax over the ``State`` API, with the same evaluation
-as ``agents.search`` (see its docstring): depth-limit leaves are the game's
+as ``mancala_envs.agents.search`` (see its docstring): depth-limit leaves are the game's
 ``search_heuristic`` where it has one, else (and at ply-cap positions) the mover's score
 difference; game ends add ``1e6 * returns`` for the agents and nothing for the solver.
 """

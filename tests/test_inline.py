@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 from numba import njit
@@ -75,3 +77,23 @@ def test_an_unowned_view_shares_its_owners_memory():
     owner = np.zeros(4, np.int32)
     assert _through_view(owner) == (4, 8, 8)
     assert owner.tolist() == [0, 8, 0, 0]
+
+
+class _Bundle(NamedTuple):
+    counts: np.ndarray  # int64[3]
+    flags: np.ndarray  # int8[2]
+    limit: int
+
+
+@njit
+def _through_bundle(owner):
+    bundle = unowned(owner)
+    bundle.counts[0] += bundle.limit
+    bundle.flags[1] = 1
+    return bundle.counts.shape[0], bundle.limit
+
+
+def test_an_unowned_bundle_shares_every_arrays_memory():
+    owner = _Bundle(np.zeros(3, np.int64), np.zeros(2, np.int8), 5)
+    assert _through_bundle(owner) == (3, 5)
+    assert owner.counts.tolist() == [5, 0, 0] and owner.flags.tolist() == [0, 1]

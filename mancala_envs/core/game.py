@@ -219,10 +219,10 @@ class Game(ABC):
 
     #: True when the result is the sign of the final score difference (most stones wins), so
     #: with ``scores_only_grow`` a score above half of ``search_score_total`` decides the
-    #: game: MCTS rollouts stop there (``agents.mcts``).
+    #: game: MCTS rollouts stop there (``mancala_envs.agents.mcts``).
     result_follows_scores: bool = False
 
-    #: Leaf evaluation for alpha-beta (``agents.search``), a jitted
+    #: Leaf evaluation for alpha-beta (``mancala_envs.agents.search``), a jitted
     #: ``(state, params, player) -> float`` from ``player``'s side; None: the score
     #: difference. Set by a game whose scores say nothing in some phase (a setup).
     search_heuristic: Callable | None = None

@@ -3,7 +3,7 @@
 A loop that receives the kernel's functions as first-class arguments (as
 ``core.playout`` does) calls them as opaque functions: every call passes the state and the
 parameters as a dozen machine words, and nothing is optimised across the call. The
-Monte Carlo tree search (``agents.mcts``) calls ``legal_mask`` and ``apply`` on every ply
+Monte Carlo tree search (``mancala_envs.agents.mcts``) calls ``legal_mask`` and ``apply`` on every ply
 of every rollout, so there that cost is most of the time. Measured on Kalah(6,4)
 uniformly random playouts (one core, warm): 58 ns per move through calls; 42 ns with the
 kernel's code pasted into the loop by hand; 44 to 49 ns with the two tools below together;
@@ -20,7 +20,11 @@ kernel's code pasted into the loop by hand; 44 to 49 ns with the two tools below
   dozen per move. A view whose ``meminfo`` is null skips them. The view shares the
   owner's memory and does not keep it alive: the owner must outlive every use, and the
   view (or a slice of it) must never be returned or stored; use it only inside the
-  function that holds the owner.
+  function that holds the owner. Given a tuple or named tuple (a bundle of arrays, such
+  as ``mancala_envs.agents.mcts.SearchTree``), it returns the same tuple with every array member (in
+  nested tuples too) replaced by such a view, other members unchanged. Under
+  ``NUMBA_DISABLE_JIT=1`` there are no reference counts to skip, and ``unowned`` returns
+  its argument itself.
 
 Same code, same results: the inlined functions are built from the kernel's own Python
 functions (``py_func``), so there is still one definition of every rule.
@@ -30,7 +34,7 @@ from __future__ import annotations
 
 import functools
 
-from numba import njit
+from numba import config, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -51,16 +55,42 @@ def inline_kernel(kernel: Kernel) -> Kernel:
     return Kernel(*(inlined(f) for f in kernel))
 
 
+def _view_without_refcount(context, builder, array_type, array):
+    source = context.make_array(array_type)(context, builder, value=array)
+    view = context.make_array(array_type)(context, builder)
+    for field in ("parent", "nitems", "itemsize", "data", "shape", "strides"):
+        setattr(view, field, getattr(source, field))
+    view.meminfo = cgutils.get_null_value(view.meminfo.type)
+    return view._getvalue()
+
+
+def _members_without_refcount(context, builder, value_type, value):
+    """``value`` with every array in it (an array, or a tuple of them) made an unowned view."""
+    if isinstance(value_type, types.Array):
+        return _view_without_refcount(context, builder, value_type, value)
+    if isinstance(value_type, types.BaseTuple):
+        for i, member_type in enumerate(value_type.types):
+            member = builder.extract_value(value, i)
+            value = builder.insert_value(value, _members_without_refcount(context, builder, member_type, member), i)
+    return value
+
+
 @intrinsic
-def unowned(typingctx, array):
-    """A view of ``array`` without a reference count (see the module docstring)."""
+def _unowned(typingctx, value):
+    """A view of an array, or of every array in a tuple, without reference counts (see the module docstring)."""
+    if not isinstance(value, (types.Array, types.BaseTuple)):
+        return None  # a typing error: unowned takes an array or a tuple of arrays
 
     def codegen(context, builder, signature, args):
-        source = context.make_array(array)(context, builder, value=args[0])
-        view = context.make_array(array)(context, builder)
-        for field in ("parent", "nitems", "itemsize", "data", "shape", "strides"):
-            setattr(view, field, getattr(source, field))
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
-        return view._getvalue()
+        return _members_without_refcount(context, builder, value, args[0])
 
-    return array(array), codegen
+    return value(value), codegen
+
+
+def _the_argument_itself(value):
+    """``unowned`` without JIT (``NUMBA_DISABLE_JIT=1``): there are no reference counts to skip."""
+    return value
+
+
+# Without JIT an intrinsic cannot run at all (it raises NotImplementedError).
+unowned = _the_argument_itself if config.DISABLE_JIT else _unowned

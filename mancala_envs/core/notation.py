@@ -125,7 +125,7 @@ class NumberedMovePairs(TextRecordFormat):
             annotations.append(Annotation(len(actions), (max(len(actions), 1) - 1) // 2 + 1, last_move, kind, value))
 
         def play(token: str) -> None:
-            nonlocal last_move, last_count, last_counted, state
+            nonlocal last_move, last_count, last_counted
             ply = len(actions)
             if state.is_terminal():
                 raise RecordError(
@@ -143,11 +143,9 @@ class NumberedMovePairs(TextRecordFormat):
             last_count = game.record_count(before, action, state)
             last_counted = False
 
-        position = 0
         for match in _TOKEN.finditer(text):
             kind = match.lastgroup
             token = match.group()
-            position = match.end()
             if pending_x is not None and kind != "space":
                 if kind == "word" and len(token) == 1:
                     pending_x, token = None, pending_x + token

@@ -5,10 +5,10 @@ drawn uniformly from the legal ones, and returns a ``PlayoutTotals`` (moves play
 finished and truncated, the longest and shortest game, wins per player and draws). It knows
 nothing of any rules: it only calls the game's ``Kernel`` (see ``mancala_envs.core.game``),
 so it works for every id that ``mancala_envs.list_envs()`` returns, now and later. The
-kernel's jitted functions are handed as arguments to one jitted loop, so a whole batch of
-games runs without returning to Python; numba compiles the loop once per kernel and process
-(the Kalah ids share one kernel, hence one compilation, a second or two). Time a warm call
-when benchmarking.
+kernel (its named tuple of jitted functions) is handed as an argument to one jitted loop,
+so a whole batch of games runs without returning to Python; numba compiles the loop once
+per kernel and process (the Kalah ids share one kernel, hence one compilation, a second or
+two). Time a warm call when benchmarking.
 
 Randomness
 ----------
@@ -56,12 +56,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
 from .game import NO_PLY_CAP
+from .inline import unowned
+from .jit_helpers import copy_into, random_legal_action
 
 __all__ = ["InvariantViolation", "PlayoutTotals", "Violation", "random_playouts", "VIOLATION_MESSAGES"]
 
@@ -112,23 +114,55 @@ NUM_VIOLATION_FIELDS = 5
 
 UNSET = -(2**63)  # "no value" in the violation vector
 
-_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_U30 = np.uint64(30)
-_U27 = np.uint64(27)
-_U31 = np.uint64(31)
-_U32 = np.uint64(32)
+class PlayoutRun(NamedTuple):
+    """What one ``random_playouts`` call asks the loop for."""
+
+    n_games: int  # games to play
+    max_plies: int  # truncation cap (NO_PLY_CAP for none)
+    seed: np.uint64  # splitmix64 seed of the move choice
+    check: bool  # check the contract at every position
+
+
+class PlayoutBuffers(NamedTuple):
+    """What the kernel is handed (S state size, A actions)."""
+
+    state: np.ndarray  # int32[S]     the game being played
+    snapshot: np.ndarray  # int32[S]     the state before the read-only calls (check only)
+    mask: np.ndarray  # int8[A]      legal moves, in the contract's dtype
+    returns: np.ndarray  # float64[2]   results per player
+
+    @classmethod
+    def allocate(cls, state_size: int, num_actions: int) -> "PlayoutBuffers":
+        return cls(np.zeros(state_size, np.int32), np.zeros(state_size, np.int32), np.zeros(num_actions, np.int8),
+                   np.zeros(2, np.float64))
+
+
+class PlayoutCounts(NamedTuple):
+    """What the loop counts."""
+
+    totals: np.ndarray  # int64[NUM_TOTALS]             see the T_* layout
+    violation: np.ndarray  # int64[NUM_VIOLATION_FIELDS]   code, game, ply, action, detail (UNSET: none)
+    lengths: np.ndarray  # int64[n_games or 0]           moves of every game (empty: not kept)
 
 
 @njit(cache=True, inline="always")
-def _splitmix64(s):
-    """One splitmix64 step: (new generator state, 64 random bits)."""
-    s = s + _GOLDEN_GAMMA
-    z = s
-    z = (z ^ (z >> _U30)) * _MIX1
-    z = (z ^ (z >> _U27)) * _MIX2
-    return s, z ^ (z >> _U31)
+def _clear(counts):
+    for k in range(NUM_TOTALS):
+        counts.totals[k] = 0
+    counts.totals[T_SHORTEST] = -1
+    for k in range(NUM_VIOLATION_FIELDS):
+        counts.violation[k] = UNSET
+    counts.violation[0] = V_NONE
+
+
+@njit(cache=True, inline="always")
+def _report(violation, code, game, ply, action, detail):
+    """Record a broken invariant (``UNSET`` where ``action`` or ``detail`` does not apply)."""
+    violation[0] = code
+    violation[1] = game
+    violation[2] = ply
+    violation[3] = action
+    violation[4] = detail
 
 
 @njit(cache=True)
@@ -139,155 +173,143 @@ def _state_changed(state, snapshot):
     return False
 
 
-# Not cache=True: the kernel functions arrive as arguments, and numba keys their types by
-# the function objects of this process, so an on-disk cache would never hit and would only
-# grow by one entry per process. Compiling the loop takes a second or two per kernel.
-@njit
-def _playout_loop(
-    init,
-    legal_mask,
-    apply,
-    current_player,
-    returns,
-    plies,
-    params,
-    rng,
-    state_size,
-    num_actions,
-    max_plies,
-    n_games,
-    seed,
-    check,
-    lengths,
-    totals,
-    violation,
-):
-    state = np.zeros(state_size, np.int32)
-    snapshot = np.zeros(state_size, np.int32)
-    mask = np.zeros(num_actions, np.int8)  # the contract's mask dtype
-    ret = np.zeros(2, np.float64)
-    s = np.uint64(seed)
-    keep_lengths = lengths.shape[0] > 0
-    for k in range(NUM_TOTALS):
-        totals[k] = 0
-    totals[T_SHORTEST] = -1
-    for k in range(NUM_VIOLATION_FIELDS):
-        violation[k] = UNSET
-    violation[0] = V_NONE
+@njit(cache=True, inline="always")
+def _check_mask(kernel, params, state, mask, player):
+    """``legal_mask``'s invariants at a position of ``player``: (code, detail, legal count)."""
+    for a in range(mask.shape[0]):
+        mask[a] = 7  # a sentinel legal_mask must overwrite
+    count = kernel.legal_mask(state, params, mask)
+    set_entries = 0
+    for a in range(mask.shape[0]):
+        if mask[a] == 1:
+            set_entries += 1
+        elif mask[a] != 0:
+            return V_MASK_VALUES, a, count
+    if count != set_entries:
+        return V_MASK_COUNT, count, count
+    if player >= 0 and count == 0:
+        return V_NO_LEGAL_MOVE, UNSET, count
+    if player < 0 and count != 0:
+        return V_TERMINAL_HAS_MOVES, count, count
+    return V_NONE, UNSET, count
 
-    for g in range(n_games):
-        init(state, params, rng)
-        length = 0
-        if check:
-            p = plies(state, params)
-            if p != 0:
-                violation[0] = V_INIT_PLIES
-                violation[1] = g
-                violation[2] = 0
-                violation[4] = p
-                return
-        while True:
-            if check:
-                for i in range(state_size):
-                    snapshot[i] = state[i]
-            player = current_player(state, params)
-            ply_now = plies(state, params)
-            if check:
-                code = V_NONE
-                detail = UNSET
-                if player < -1 or player > 1:
-                    code = V_PLAYER_RANGE
-                    detail = player
-                else:
-                    for a in range(num_actions):
-                        mask[a] = 7
-                    count = legal_mask(state, params, mask)
-                    set_entries = 0
-                    for a in range(num_actions):
-                        if mask[a] == 1:
-                            set_entries += 1
-                        elif mask[a] != 0 and code == V_NONE:
-                            code = V_MASK_VALUES
-                            detail = a
-                    if code == V_NONE and count != set_entries:
-                        code = V_MASK_COUNT
-                        detail = count
-                    if code == V_NONE and player >= 0 and count == 0:
-                        code = V_NO_LEGAL_MOVE
-                    if code == V_NONE and player < 0 and count != 0:
-                        code = V_TERMINAL_HAS_MOVES
-                        detail = count
-                    if code == V_NONE:
-                        returns(state, params, ret)
-                        if player >= 0:
-                            if ret[0] != 0.0 or ret[1] != 0.0:
-                                code = V_RETURNS_BEFORE_END
-                        else:
-                            for q in range(2):
-                                r = ret[q]
-                                if r != -1.0 and r != 0.0 and r != 1.0:
-                                    code = V_RETURNS_RANGE
-                            if code == V_NONE and abs(ret[0] + ret[1]) > 1e-9:
-                                code = V_RETURNS_SUM
-                    if code == V_NONE and _state_changed(state, snapshot):
-                        code = V_READ_ONLY
-                if code != V_NONE:
-                    violation[0] = code
-                    violation[1] = g
-                    violation[2] = length
-                    violation[4] = detail
-                    return
-            if player < 0:
-                totals[T_FINISHED] += 1
-                returns(state, params, ret)
-                if ret[0] > ret[1]:
-                    totals[T_WINS0] += 1
-                elif ret[1] > ret[0]:
-                    totals[T_WINS1] += 1
-                else:
-                    totals[T_DRAWS] += 1
-                break
-            if ply_now >= max_plies:
-                totals[T_TRUNCATED] += 1
-                break
-            if not check:
-                count = legal_mask(state, params, mask)
-            # the k-th legal move, k uniform in [0, count)
-            s, bits = _splitmix64(s)
-            target = np.int64(((bits >> _U32) * np.uint64(count)) >> _U32)
-            action = -1
-            seen = 0
-            for a in range(num_actions):
-                if mask[a] != 0:
-                    if seen == target:
-                        action = a
-                        break
-                    seen += 1
-            if check and (action < 0 or action >= num_actions or mask[action] != 1):
-                violation[0] = V_ILLEGAL_CHOICE
-                violation[1] = g
-                violation[2] = length
-                violation[3] = action
-                return
-            apply(state, params, action)
-            length += 1
-            totals[T_MOVES] += 1
-            if check:
-                after = plies(state, params)
-                if after != ply_now + 1:
-                    violation[0] = V_PLIES_STEP
-                    violation[1] = g
-                    violation[2] = length
-                    violation[3] = action
-                    violation[4] = after
-                    return
-        totals[T_GAMES] += 1
-        if keep_lengths:
-            lengths[g] = length
-        if length > totals[T_LONGEST]:
-            totals[T_LONGEST] = length
-        if totals[T_SHORTEST] < 0 or length < totals[T_SHORTEST]:
-            totals[T_SHORTEST] = length
+
+@njit(cache=True, inline="always")
+def _check_returns(kernel, params, state, returns, player):
+    """``returns``' invariants at a position of ``player`` (-1: the end): a violation code."""
+    kernel.returns(state, params, returns)
+    if player >= 0:
+        return V_RETURNS_BEFORE_END if returns[0] != 0.0 or returns[1] != 0.0 else V_NONE
+    for q in range(2):
+        if returns[q] != -1.0 and returns[q] != 0.0 and returns[q] != 1.0:
+            return V_RETURNS_RANGE
+    if abs(returns[0] + returns[1]) > 1e-9:
+        return V_RETURNS_SUM
+    return V_NONE
+
+
+@njit(cache=True, inline="always")
+def _check_position(kernel, params, buffers, player):
+    """The contract's invariants at the current position: (code, detail, legal count)."""
+    if player < -1 or player > 1:
+        return V_PLAYER_RANGE, player, 0
+    code, detail, count = _check_mask(kernel, params, buffers.state, buffers.mask, player)
+    if code == V_NONE:
+        code = _check_returns(kernel, params, buffers.state, buffers.returns, player)
+    if code == V_NONE and _state_changed(buffers.state, buffers.snapshot):
+        code = V_READ_ONLY
+    return code, detail, count
+
+
+@njit(cache=True, inline="always")
+def _count_result(kernel, params, buffers, totals):
+    """A game over by the rules: count it and its winner."""
+    totals[T_FINISHED] += 1
+    kernel.returns(buffers.state, params, buffers.returns)
+    if buffers.returns[0] > buffers.returns[1]:
+        totals[T_WINS0] += 1
+    elif buffers.returns[1] > buffers.returns[0]:
+        totals[T_WINS1] += 1
+    else:
+        totals[T_DRAWS] += 1
+
+
+@njit(cache=True, inline="always")
+def _count_length(counts, game, length):
+    totals = counts.totals
+    totals[T_GAMES] += 1
+    if counts.lengths.shape[0] > 0:
+        counts.lengths[game] = length
+    if length > totals[T_LONGEST]:
+        totals[T_LONGEST] = length
+    if totals[T_SHORTEST] < 0 or length < totals[T_SHORTEST]:
+        totals[T_SHORTEST] = length
+
+
+@njit(cache=True, inline="always")
+def _play_game(kernel, params, rng, run, buffers, counts, game, s):
+    """Play game ``game`` to its end or the cap: (generator state, moves played).
+
+    With ``run.check``, stops at the first broken invariant and records it in ``counts.violation``.
+    """
+    state, mask = buffers.state, buffers.mask
+    kernel.init(state, params, rng)
+    length = 0
+    if run.check:
+        start_plies = kernel.plies(state, params)
+        if start_plies != 0:
+            _report(counts.violation, V_INIT_PLIES, game, 0, UNSET, start_plies)
+            return s, length
+    while True:
+        if run.check:
+            copy_into(buffers.snapshot, state)
+        player = kernel.current_player(state, params)
+        ply_now = kernel.plies(state, params)
+        count = 0
+        if run.check:
+            code, detail, count = _check_position(kernel, params, buffers, player)
+            if code != V_NONE:
+                _report(counts.violation, code, game, length, UNSET, detail)
+                return s, length
+        if player < 0:
+            _count_result(kernel, params, buffers, counts.totals)
+            return s, length
+        if ply_now >= run.max_plies:
+            counts.totals[T_TRUNCATED] += 1
+            return s, length
+        if not run.check:
+            count = kernel.legal_mask(state, params, mask)
+        s, action = random_legal_action(s, mask, count)
+        if run.check and (action < 0 or action >= mask.shape[0] or mask[action] != 1):
+            _report(counts.violation, V_ILLEGAL_CHOICE, game, length, action, UNSET)
+            return s, length
+        kernel.apply(state, params, action)
+        length += 1
+        counts.totals[T_MOVES] += 1
+        if run.check:
+            after = kernel.plies(state, params)
+            if after != ply_now + 1:
+                _report(counts.violation, V_PLIES_STEP, game, length, action, after)
+                return s, length
+
+
+# Not cache=True: the kernel's functions arrive as arguments (the Kernel bundle), and numba
+# keys their types by the function objects of this process, so an on-disk cache would never
+# hit and would only grow by one entry per process. Compiling the loop takes a second or two
+# per kernel.
+@njit
+def _playout_loop(kernel, params_owned, rng, run, buffers_owned, counts_owned):
+    # views without reference counts: the caller's arrays outlive this call
+    params = unowned(params_owned)
+    buffers = unowned(buffers_owned)
+    counts = unowned(counts_owned)
+    _clear(counts)
+    s = run.seed
+    for game in range(run.n_games):
+        s, length = _play_game(kernel, params, rng, run, buffers, counts, game, s)
+        if counts.violation[0] != V_NONE:
+            return
+        _count_length(counts, game, length)
 
 
 # -- Python side ------------------------------------------------------------------------------
@@ -401,30 +423,15 @@ def random_playouts(
     kernel = game.kernel
     params = np.ascontiguousarray(game.params, dtype=np.int64)
     rng = np.random.default_rng(int(seed))
-    lengths = np.zeros(int(n_games) if return_lengths else 0, dtype=np.int64)
-    totals = np.zeros(NUM_TOTALS, dtype=np.int64)
-    violation = np.zeros(NUM_VIOLATION_FIELDS, dtype=np.int64)
+    counts = PlayoutCounts(np.zeros(NUM_TOTALS, np.int64), np.zeros(NUM_VIOLATION_FIELDS, np.int64),
+                           np.zeros(int(n_games) if return_lengths else 0, np.int64))
+    run = PlayoutRun(n_games=int(n_games), max_plies=NO_PLY_CAP if cap is None else int(cap),
+                     seed=np.uint64(int(seed)), check=bool(check_invariants))
+    buffers = PlayoutBuffers.allocate(int(game.state_size), int(game.num_actions))
     start = time.perf_counter()
-    _playout_loop(
-        kernel.init,
-        kernel.legal_mask,
-        kernel.apply,
-        kernel.current_player,
-        kernel.returns,
-        kernel.plies,
-        params,
-        rng,
-        int(game.state_size),
-        int(game.num_actions),
-        NO_PLY_CAP if cap is None else int(cap),
-        int(n_games),
-        np.uint64(int(seed)),
-        bool(check_invariants),
-        lengths,
-        totals,
-        violation,
-    )
+    _playout_loop(kernel, params, rng, run, buffers, counts)
     seconds = time.perf_counter() - start
+    totals, violation = counts.totals, counts.violation
     found = None
     if violation[0] != V_NONE:
         found = Violation(
@@ -451,7 +458,7 @@ def random_playouts(
         checked=bool(check_invariants),
         seconds=seconds,
         violation=found,
-        lengths=lengths[: int(totals[T_GAMES])] if return_lengths else None,
+        lengths=counts.lengths[: int(totals[T_GAMES])] if return_lengths else None,
     )
     if found is not None and raise_on_violation:
         raise InvariantViolation(found, result)

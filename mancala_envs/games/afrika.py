@@ -157,7 +157,7 @@ South's A..H]), ``captured`` ([North, South]), ``to_move``, ``terminal``,
 
 Search evaluation
 -----------------
-Alpha-beta (``agents.search``) values a leaf, from the mover's side, as the captured
+Alpha-beta (``mancala_envs.agents.search``) values a leaf, from the mover's side, as the captured
 difference plus half the difference between the stones in the opponent's row and those
 in the mover's own row: stones in the far row are the ones the mover can capture next,
 stones in the near row the ones the opponent can. On ``afrika-v0`` this beats the bare
@@ -424,7 +424,7 @@ KERNEL = Kernel(init, legal_mask, apply, current_player, scores, returns, observ
 class AfrikaGame(Game):
     """Afrika (Ralf Gering, 2004): compulsory smallest captures, komi; Give-away and target variants."""
 
-    scores_only_grow = True  # captured seeds never return to the board (agents.search)
+    scores_only_grow = True  # captured seeds never return to the board (mancala_envs.agents.search)
 
     kernel = KERNEL
     family = "afrika"

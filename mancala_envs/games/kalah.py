@@ -169,7 +169,7 @@ sowing is ``pos += 1`` with a skip of the opponent's store. ``phase``: 0 play, 1
 
 Search evaluation
 -----------------
-Alpha-beta (``agents.search``) values a leaf by store minus store. In the chosen-start
+Alpha-beta (``mancala_envs.agents.search``) values a leaf by store minus store. In the chosen-start
 setup the stores are empty, so a leaf there is valued for the chooser as minus the total
 distance of the holes set so far from ``seeds`` (the id's usual start): a searching
 chooser lays out a full, balanced board instead of an arbitrary one (blind to every
@@ -198,7 +198,7 @@ import re
 import numpy as np
 from numba import njit
 
-from ..core.errors import IllegalActionError, InvalidOptionError, InvalidStateError, NotationError
+from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
 from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
@@ -511,8 +511,8 @@ KERNEL_CHOSEN_START = KERNEL._replace(legal_mask=legal_mask_chosen_start, apply=
 class KalahGame(Game):
     """Kalah family (Pratt's Basic, Egyptian, bidirectional and chosen-start Mancala)."""
 
-    scores_only_grow = True  # captured seeds never return to the board (agents.search)
-    result_follows_scores = True  # most stones wins (agents.mcts stops decided rollouts)
+    scores_only_grow = True  # captured seeds never return to the board (mancala_envs.agents.search)
+    result_follows_scores = True  # most stones wins (mancala_envs.agents.mcts stops decided rollouts)
 
     kernel = KERNEL  # KERNEL_CHOSEN_START when chosen_start=True (see __init__)
     family = "kalah"

@@ -402,8 +402,8 @@ KERNEL = Kernel(init, legal_mask, apply, current_player, scores, returns, observ
 class ProgressiveGame(Game):
     """Progressive Mancala (Gering 2004): one row, a shared Goal, relay sowing, bonus moves."""
 
-    scores_only_grow = True  # captured seeds never return to the board (agents.search)
-    result_follows_scores = True  # most stones wins (agents.mcts stops decided rollouts)
+    scores_only_grow = True  # captured seeds never return to the board (mancala_envs.agents.search)
+    result_follows_scores = True  # most stones wins (mancala_envs.agents.mcts stops decided rollouts)
 
     kernel = KERNEL
     family = "progressive"

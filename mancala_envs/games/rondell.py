@@ -821,7 +821,7 @@ class RondellGame(Game):
 
     def _build(self, piles, to_move, phase, reserved, pairs, ply_count, last_mover) -> np.ndarray:
         lay = self._layout()
-        P, T, oh, head = lay["P"], lay["T"], lay["h"], lay["head"]
+        T, oh, head = lay["T"], lay["h"], lay["head"]
         a = np.zeros(lay["size"], dtype=np.int32)
         for i, pile in enumerate(piles):
             a[i * T : i * T + len(pile)] = pile
@@ -889,7 +889,6 @@ class RondellGame(Game):
 
     def _state_from_json(self, payload: dict) -> np.ndarray:
         owner = self.env_id
-        o = self.options
         P = self.piles
         piles = self._parse_piles(payload.get("piles"), "'piles'")
         to_move = json_int(payload, "to_move", owner, 0, 1)

@@ -109,7 +109,7 @@ def _way_marks(surface, rect, rightward: bool) -> None:
 
 
 class PlayWindow:
-    """The window of a ``PlaySession`` (``agents.play``): the board, buttons and a message line."""
+    """The window of a ``PlaySession`` (``mancala_envs.agents.play``): the board, buttons and a message line."""
 
     CONTROLS = (("hint", "Hint (H)"), ("undo", "Undo (U)"), ("save", "Save (S)"), ("quit", "Quit (Q)"))
 

@@ -1,0 +1,129 @@
+"""Small jitted helpers the compiled loops share: a random generator, position hashes, a clock.
+
+* ``splitmix64(s)``, ``random_below(s, count)`` and ``random_legal_action(s, mask, count)``:
+  the generator of the random playouts (``core.playout``), the batched engine's
+  ``sample_actions`` (``vector``) and the Monte Carlo tree search (``mancala_envs.agents.mcts``). Its
+  whole state is one ``uint64`` that the caller threads through (``s, bits =
+  splitmix64(s)``), so a loop keeps it in a register and a seed reproduces a run on any
+  machine.
+* ``hash_state(state)`` and ``hash_observations(obs0, obs1, player)``: the 64-bit keys of
+  the alpha-beta search's transposition table (``mancala_envs.agents.search``).
+* ``now()`` and ``past_deadline(deadline, count, every)``: ``time.perf_counter()`` from
+  jitted code, for time budgets.
+* ``copy_into(target, source)``: an array copy without a temporary.
+
+All of them also run as plain Python under ``NUMBA_DISABLE_JIT=1`` (numpy's fixed-width
+integers wrap as in compiled code; numpy warns of the overflow there).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numba
+import numpy as np
+from numba import njit
+
+__all__ = ["copy_into", "hash_observations", "hash_state", "now", "past_deadline", "random_below", "random_legal_action", "splitmix64"]
+
+_GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_SPLITMIX_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_SPLITMIX_MIX2 = np.uint64(0x94D049BB133111EB)
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_U27 = np.uint64(27)
+_U29 = np.uint64(29)
+_U30 = np.uint64(30)
+_U31 = np.uint64(31)
+_U32 = np.uint64(32)
+
+
+@njit(cache=True, inline="always")
+def splitmix64(s):
+    """One splitmix64 step from generator state ``s``: (new generator state, 64 random bits)."""
+    s = s + _GOLDEN_GAMMA
+    z = s
+    z = (z ^ (z >> _U30)) * _SPLITMIX_MIX1
+    z = (z ^ (z >> _U27)) * _SPLITMIX_MIX2
+    return s, z ^ (z >> _U31)
+
+
+@njit(cache=True, inline="always")
+def random_below(s, count):
+    """(new generator state, an integer uniform in [0, count)), from the top 32 of 64 bits.
+
+    Multiply-shift rather than modulo: no division, and the bias is below count / 2**32.
+    """
+    s, bits = splitmix64(s)
+    return s, np.int64(((bits >> _U32) * np.uint64(count)) >> _U32)
+
+
+@njit(cache=True, inline="always")
+def random_legal_action(s, mask, count):
+    """(new generator state, the ``k``-th legal action of ``mask`` in action order), with ``k``
+    uniform in [0, count) (``count``: the legal actions in ``mask``); -1 if there is none."""
+    s, k = random_below(s, count)
+    seen = 0
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            if seen == k:
+                return s, a
+            seen += 1
+    return s, -1
+
+
+@njit(cache=True, inline="always")
+def copy_into(target, source):
+    """``target[:] = source`` as an element loop: numba's slice assignment checks the two
+    for overlap and may copy through a temporary array."""
+    for i in range(source.shape[0]):
+        target[i] = source[i]
+
+
+@njit(cache=True, inline="always")
+def _finish_hash(h):
+    """Spread the FNV hash's high bits into the low bits that index the table."""
+    h = (h ^ (h >> _U29)) * _GOLDEN_GAMMA
+    return h ^ (h >> _U29)
+
+
+@njit(cache=True)
+def hash_state(state):
+    """A 64-bit FNV-style hash of a whole state array (every field, history included)."""
+    h = _FNV_OFFSET
+    for i in range(state.shape[0]):
+        h = (h ^ np.uint64(np.uint32(state[i]))) * _FNV_PRIME
+    return _finish_hash(h)
+
+
+@njit(cache=True)
+def hash_observations(obs0, obs1, player):
+    """A 64-bit hash of both players' observations and the player to move.
+
+    Observations are floats: each is rounded to a multiple of 1/65536 before hashing, so
+    that values computed by different arithmetic still meet.
+    """
+    h = _FNV_OFFSET ^ np.uint64(player + 2)
+    for i in range(obs0.shape[0]):
+        h = (h ^ np.uint64(np.int64(np.round(obs0[i] * 65536.0)))) * _FNV_PRIME
+    for i in range(obs1.shape[0]):
+        h = (h ^ np.uint64(np.int64(np.round(obs1[i] * 65536.0)))) * _FNV_PRIME
+    return _finish_hash(h)
+
+
+@njit(cache=True)
+def now():
+    """``time.perf_counter()`` from jitted code (through object mode: about a microsecond)."""
+    with numba.objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
+@njit(cache=True, inline="always")
+def past_deadline(deadline, count, every):
+    """Whether ``deadline`` (a ``perf_counter()`` time; <= 0: none) has passed.
+
+    The clock is read only when ``count`` (of nodes, simulations) is a multiple of ``every``,
+    a power of two: reading it costs as much as hundreds of moves.
+    """
+    return deadline > 0.0 and (count & (every - 1)) == 0 and now() > deadline
