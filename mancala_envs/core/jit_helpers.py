@@ -24,13 +24,13 @@ import numba
 import numpy as np
 from numba import njit
 
-__all__ = ["copy_into", "hash_observations", "hash_state", "now", "past_deadline", "random_below", "random_legal_action", "splitmix64"]
+__all__ = ["FNV_OFFSET_BASIS", "FNV_PRIME", "copy_into", "hash_observations", "hash_state", "now", "past_deadline", "random_below", "random_legal_action", "splitmix64"]
 
 _GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _SPLITMIX_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _SPLITMIX_MIX2 = np.uint64(0x94D049BB133111EB)
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
+FNV_OFFSET_BASIS = np.uint64(0xCBF29CE484222325)
+FNV_PRIME = np.uint64(0x100000001B3)
 _U27 = np.uint64(27)
 _U29 = np.uint64(29)
 _U30 = np.uint64(30)
@@ -90,9 +90,9 @@ def _finish_hash(h):
 @njit(cache=True)
 def hash_state(state):
     """A 64-bit FNV-style hash of a whole state array (every field, history included)."""
-    h = _FNV_OFFSET
+    h = FNV_OFFSET_BASIS
     for i in range(state.shape[0]):
-        h = (h ^ np.uint64(np.uint32(state[i]))) * _FNV_PRIME
+        h = (h ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
     return _finish_hash(h)
 
 
@@ -103,11 +103,11 @@ def hash_observations(obs0, obs1, player):
     Observations are floats: each is rounded to a multiple of 1/65536 before hashing, so
     that values computed by different arithmetic still meet.
     """
-    h = _FNV_OFFSET ^ np.uint64(player + 2)
+    h = FNV_OFFSET_BASIS ^ np.uint64(player + 2)
     for i in range(obs0.shape[0]):
-        h = (h ^ np.uint64(np.int64(np.round(obs0[i] * 65536.0)))) * _FNV_PRIME
+        h = (h ^ np.uint64(np.int64(np.round(obs0[i] * 65536.0)))) * FNV_PRIME
     for i in range(obs1.shape[0]):
-        h = (h ^ np.uint64(np.int64(np.round(obs1[i] * 65536.0)))) * _FNV_PRIME
+        h = (h ^ np.uint64(np.int64(np.round(obs1[i] * 65536.0)))) * FNV_PRIME
     return _finish_hash(h)
 
 

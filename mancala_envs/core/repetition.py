@@ -57,20 +57,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .jit_helpers import FNV_OFFSET_BASIS, FNV_PRIME, splitmix64
+
 NOT_A_CHECKPOINT = -1
 
 R_COUNT = 0
 R_ENTRIES = 1
 
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_U30 = np.uint64(30)
-_U27 = np.uint64(27)
-_U31 = np.uint64(31)
 _U33 = np.uint64(33)
-_START = np.uint64(0xCBF29CE484222325)  # the FNV-1a offset basis
-_FNV = np.uint64(0x100000001B3)
 
 
 def rep_block_size(cap: int) -> int:
@@ -81,23 +75,20 @@ def rep_block_size(cap: int) -> int:
 @njit(cache=True, inline="always")
 def hash_start():
     """The hash of nothing; feed words with ``hash_mix``."""
-    return _START
+    return FNV_OFFSET_BASIS
 
 
 @njit(cache=True, inline="always")
 def hash_mix(h, x):
     """Fold the integer ``x`` into the 64-bit hash ``h`` (FNV-1a on whole words: one xor, one
     multiply; the hash is only a filter, every match is confirmed, so speed wins here)."""
-    return (h ^ np.uint64(np.int64(x) & 0xFFFFFFFF)) * _FNV
+    return (h ^ np.uint64(np.int64(x) & 0xFFFFFFFF)) * FNV_PRIME
 
 
 @njit(cache=True, inline="always")
 def hash_finish(h):
     """The 31-bit non-negative value stored in a block entry (after a splitmix64 finaliser)."""
-    z = h + _GAMMA
-    z = (z ^ (z >> _U30)) * _M1
-    z = (z ^ (z >> _U27)) * _M2
-    z = z ^ (z >> _U31)
+    _, z = splitmix64(h)
     return np.int32(z >> _U33)
 
 
