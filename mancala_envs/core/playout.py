@@ -419,7 +419,7 @@ def random_playouts(
     cap = game.max_plies if max_plies is None else max_plies
     if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < 0):
         raise ValueError(f"random_playouts: max_plies must be an integer >= 0 or None, got {cap!r}")
-    env_id = getattr(game, "env_id", type(game).__name__)
+    env_id = game.env_id
     kernel = game.kernel
     params = np.ascontiguousarray(game.params, dtype=np.int64)
     rng = np.random.default_rng(int(seed))
