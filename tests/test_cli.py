@@ -87,6 +87,7 @@ def test_evaluating_commands_take_the_suite_options(tmp_path, capsys):
         (["match", "kalah-v0", "wizard", "random"], "unknown agent 'wizard'; known agents: alphabeta, greedy, human"),
         (["match", "kalah-v0", "random", "random", "--games", "0"], "--games must be at least 1"),
         (["match", "kalah-v0", "random", "random", "--games", "7"], "--games must be even"),
+        (["match", "kalah-v0", "random", "random", "--openings", "0", "--games", "3"], "--games must be even"),
         (["match", "kalah-v0", "random", "random", "--games", "8", "--openings", "5"], "disagree"),
         (["match", "kalah-v0", "random", "random", "--opening-plies", "two"], "--opening-plies must be LO-HI"),
         (["match", "kalah-v0", "random", "random", "--openings", "-1"], "--openings must be 0"),

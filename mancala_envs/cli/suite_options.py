@@ -42,13 +42,13 @@ def suite_from_args(game: Game, args: argparse.Namespace) -> OpeningSuite:
     openings, games = args.openings, args.games
     if games is not None and games < 1:
         raise MancalaError(f"--games must be at least 1, got {games}")
+    if games is not None and games % 2:
+        raise MancalaError(f"--games must be even: each start is played from both seats, got {games}")
     if openings is not None and openings < 0:
         raise MancalaError(f"--openings must be 0 (the initial position) or more, got {openings}")
     if openings == 0:
-        return initial_suite(game, pairs=max(1, (games or 2) // 2), seed=args.seed)
+        return initial_suite(game, pairs=(games or 2) // 2, seed=args.seed)
     if openings is None:
-        if games is not None and games % 2:
-            raise MancalaError(f"--games must be even: each opening is played from both seats, got {games}")
         openings = DEFAULT_OPENINGS if games is None else games // 2
     elif games is not None and games != 2 * openings:
         raise MancalaError(f"--games {games} and --openings {openings} disagree: each opening is two games")
