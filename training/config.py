@@ -17,13 +17,17 @@ list of valid keys. ``key=value`` overrides use dotted paths: ``ppo.learning_rat
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib.resources
 import json
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
 from mancala_envs.agents import make_agent
 from mancala_envs.core.errors import MancalaError
+from mancala_envs.core.extras import require_extra
 from mancala_envs.registry import make_game
 
 
@@ -91,32 +95,19 @@ class TrainConfig:
     def validate(self) -> None:
         """Semantic checks the types cannot express."""
         make_game(self.env_id, **self.options)  # unknown id / option: the registry's message
-        positive = {
-            "total_timesteps": self.total_timesteps,
-            "num_envs": self.num_envs,
-            "torch_threads": self.torch_threads,
-            "checkpoint_every": self.checkpoint_every,
-            "ppo.n_steps": self.ppo.n_steps,
-            "ppo.batch_size": self.ppo.batch_size,
-            "ppo.n_epochs": self.ppo.n_epochs,
-            "pool.snapshot_every": self.pool.snapshot_every,
-            "pool.keep_last": self.pool.keep_last,
-            "eval.every": self.eval.every,
-            "eval.openings": self.eval.openings,
-            "eval.final_openings": self.eval.final_openings,
-        }
-        for key, value in positive.items():
-            if value < 1:
-                raise ConfigError(f"{key} must be at least 1, got {value}")
-        if self.eval.ladder_openings < 0:
-            raise ConfigError(f"eval.ladder_openings must be >= 0, got {self.eval.ladder_openings}")
+        check_bounds(self)
         plies = self.eval.opening_plies
         if plies and (len(plies) != 2 or not 0 <= plies[0] <= plies[1]):
             raise ConfigError(f"eval.opening_plies must be [] or [lo, hi] with 0 <= lo <= hi, got {plies}")
-        if not self.ppo.learning_rate > 0:
-            raise ConfigError(f"ppo.learning_rate must be positive, got {self.ppo.learning_rate}")
-        if not self.ppo.net_arch or any(n < 1 for n in self.ppo.net_arch):
-            raise ConfigError(f"ppo.net_arch must list positive layer sizes, got {self.ppo.net_arch}")
+        if not self.ppo.net_arch:
+            raise ConfigError("ppo.net_arch must list at least one layer size, got []")
+        rollout = self.num_envs * self.ppo.n_steps
+        if rollout % self.ppo.batch_size:
+            raise ConfigError(
+                f"ppo.batch_size={self.ppo.batch_size} must divide the rollout of num_envs * ppo.n_steps = "
+                f"{self.num_envs} * {self.ppo.n_steps} = {rollout} transitions (SB3 would train on a partial "
+                f"minibatch); e.g. ppo.batch_size={_largest_divisor(rollout, self.ppo.batch_size)}"
+            )
         from mancala_envs.agents.features import OBSERVATION_TRANSFORMS  # imports torch, which `mancala list` must not need
 
         if self.ppo.observation_transform not in OBSERVATION_TRANSFORMS:
@@ -134,6 +125,96 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+# -- ranges -----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Bounds:
+    """The allowed values of one number in a config: ``low <= x <= high`` (``low < x`` if ``above``)."""
+
+    low: float | None = None
+    high: float | None = None
+    above: bool = False
+
+    def admits(self, value: float) -> bool:
+        if self.low is not None and (value <= self.low if self.above else value < self.low):
+            return False
+        return self.high is None or value <= self.high
+
+    def describe(self) -> str:
+        if self.low is not None and self.high is not None:
+            return f"from {self.low:g} to {self.high:g}"
+        if self.above:
+            return f"greater than {self.low:g}"
+        return f"at least {self.low:g}"
+
+
+AT_LEAST_1, AT_LEAST_0, POSITIVE, FRACTION = Bounds(1), Bounds(0), Bounds(0, above=True), Bounds(0, 1)
+
+# Every number a config holds, by dotted key; ``[]`` stands for each item of a list or each
+# value of a mapping. A new numeric field needs its entry here (tests/test_config.py checks).
+NUMBER_BOUNDS: dict[str, Bounds] = {
+    "total_timesteps": AT_LEAST_1,
+    "num_envs": AT_LEAST_1,
+    "seed": AT_LEAST_0,
+    "torch_threads": AT_LEAST_1,
+    "checkpoint_every": AT_LEAST_1,
+    "ppo.learning_rate": POSITIVE,
+    "ppo.n_steps": AT_LEAST_1,
+    "ppo.batch_size": Bounds(2),  # SB3 normalises advantages over each minibatch
+    "ppo.n_epochs": AT_LEAST_1,
+    "ppo.gamma": FRACTION,
+    "ppo.gae_lambda": FRACTION,
+    "ppo.clip_range": POSITIVE,
+    "ppo.ent_coef": AT_LEAST_0,
+    "ppo.vf_coef": AT_LEAST_0,
+    "ppo.max_grad_norm": POSITIVE,
+    "ppo.net_arch[]": AT_LEAST_1,
+    "pool.snapshot_every": AT_LEAST_1,
+    "pool.keep_last": AT_LEAST_1,
+    "pool.snapshot_weight": POSITIVE,
+    "pool.baselines[]": POSITIVE,
+    "eval.every": AT_LEAST_1,
+    "eval.openings": AT_LEAST_1,
+    "eval.final_openings": AT_LEAST_1,
+    "eval.opening_plies[]": AT_LEAST_0,
+    "eval.ladder_openings": AT_LEAST_0,
+}
+
+
+def number_fields(cls: type, prefix: str = "") -> list[str]:
+    """The dotted keys of every number in config class ``cls`` (the keys of ``NUMBER_BOUNDS``)."""
+    keys = []
+    for name, hint in get_type_hints(cls).items():
+        if dataclasses.is_dataclass(hint):
+            keys += number_fields(hint, f"{prefix}{name}.")
+            continue
+        item = get_args(hint)[-1] if get_origin(hint) in (list, dict) else hint
+        if item in (int, float):
+            keys.append(prefix + name + ("[]" if item is not hint else ""))
+    return keys
+
+
+def check_bounds(config: Any, prefix: str = "") -> None:
+    """Refuse any number of ``config`` outside its ``NUMBER_BOUNDS`` entry, naming the key and the range."""
+    for f in fields(config):
+        value, key = getattr(config, f.name), prefix + f.name
+        if dataclasses.is_dataclass(value):
+            check_bounds(value, key + ".")
+            continue
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else None
+        if items is not None:
+            bounds = NUMBER_BOUNDS.get(key + "[]")
+            named = [(f"{key}[{k!r}]", v) for k, v in items]
+        else:
+            bounds, named = NUMBER_BOUNDS.get(key), [(key, value)]
+        for where, number in named:
+            if bounds is not None and not bounds.admits(number):
+                raise ConfigError(f"{where} must be {bounds.describe()}, got {number!r}")
+
+
+def _largest_divisor(n: int, limit: int) -> int:
+    return max(d for d in range(1, min(n, limit) + 1) if n % d == 0)
 
 
 # -- reading ----------------------------------------------------------------------------------------
@@ -161,6 +242,8 @@ def _check_value(value: Any, hint: Any, where: str) -> Any:
             raise ConfigError(f"{where} must be a number, got {value!r}")
         return float(value)
     if hint is int:
+        if isinstance(value, float) and value.is_integer():
+            return int(value)  # 1e5 (YAML reads exponents as floats)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{where} must be an integer, got {value!r}")
         return value
@@ -184,12 +267,36 @@ def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
     return cls(**values)
 
 
+@functools.cache
+def _yaml_loader() -> type:
+    """PyYAML's safe loader, reading numbers as YAML 1.2 does: ``1e-4`` and ``1e5`` are numbers.
+
+    PyYAML follows YAML 1.1, where a float needs a dot (``1.0e-4``) and ``1e-4`` is a string.
+    """
+    yaml = require_extra("yaml", "train", "reading training configs")
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    exponent_float = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$")
+    Loader.add_implicit_resolver("tag:yaml.org,2002:float", exponent_float, list("-+0123456789."))
+    return Loader
+
+
+def load_yaml(text: str) -> Any:
+    """``text`` read as YAML with ``_yaml_loader`` (raises ``yaml.YAMLError``)."""
+    loader = _yaml_loader()
+    import yaml
+
+    return yaml.load(text, Loader=loader)  # noqa: S506 - a SafeLoader subclass
+
+
 def _parse_scalar(text: str) -> Any:
-    """A command-line value: YAML scalar rules (numbers, true/false, lists like [64,64])."""
+    """A command-line value: YAML scalar rules (numbers like 1e-4, true/false, lists like [64,64])."""
     import yaml
 
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
     except yaml.YAMLError:
         return text
 
@@ -211,23 +318,40 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
     return data
 
 
-def load_config(path: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
-    """Read a YAML config (or the defaults when ``path`` is None), apply overrides, validate."""
-    import yaml
+def packaged_configs() -> dict[str, Any]:
+    """The configs installed with the package (``configs/*.yaml``), by name: ``{"kalah-v0": file, ...}``."""
+    folder = importlib.resources.files("mancala_envs.configs")
+    return {entry.name[: -len(".yaml")]: entry for entry in folder.iterdir() if entry.name.endswith(".yaml")}
 
+
+def read_config_text(source: str | Path) -> tuple[str, str]:
+    """``(text, label)`` of a config file, or of the packaged config named ``source`` (``kalah-v0``)."""
+    path = Path(source)
+    if not path.is_file() and path.suffix not in (".yaml", ".yml") and len(path.parts) == 1:
+        known = packaged_configs()
+        if str(source) not in known:
+            raise ConfigError(f"no config file {str(source)!r}, and no packaged config of that name; "
+                              f"packaged configs: {', '.join(sorted(known))} (or give a YAML file)")
+        return known[str(source)].read_text(encoding="utf-8"), f"{source} (packaged config)"
+    try:
+        return path.read_text(encoding="utf-8"), str(path)
+    except OSError as err:
+        raise ConfigError(f"cannot read config {str(path)!r}: {err.strerror}") from None
+
+
+def load_config(source: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
+    """Read a YAML config (a file, a packaged config's name, or the defaults when ``source`` is None),
+    apply overrides, validate."""
+    yaml = require_extra("yaml", "train", "reading training configs")
     data: dict[str, Any] = {}
-    if path is not None:
-        path = Path(path)
+    if source is not None:
+        text, label = read_config_text(source)
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            raise ConfigError(f"cannot read config {str(path)!r}: {err.strerror}") from None
-        try:
-            data = yaml.safe_load(text) or {}
+            data = load_yaml(text) or {}
         except yaml.YAMLError as err:
-            raise ConfigError(f"{str(path)!r} is not valid YAML: {err}") from None
+            raise ConfigError(f"{label!r} is not valid YAML: {err}") from None
         if not isinstance(data, dict):
-            raise ConfigError(f"{str(path)!r} must hold a mapping of config keys, got {type(data).__name__}")
+            raise ConfigError(f"{label!r} must hold a mapping of config keys, got {type(data).__name__}")
     data = apply_overrides(data, overrides or [])
     config = _build(TrainConfig, data)
     config.validate()

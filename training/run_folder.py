@@ -40,7 +40,7 @@ from typing import Any
 import mancala_envs
 from mancala_envs.core.files import remove_stale_temporaries, write_text_atomic
 
-from .config import ConfigError, TrainConfig, config_from_dict
+from .config import ConfigError, TrainConfig, config_from_dict, load_yaml
 
 
 @dataclass
@@ -73,12 +73,10 @@ def write_state(run_dir: Path, state: RunState) -> None:
 
 def read_saved_config(run_dir: Path) -> dict[str, Any]:
     """The raw mapping of the run's ``config.yaml``."""
-    import yaml
-
     config_path = run_dir / "config.yaml"
     if not config_path.is_file():
         raise ConfigError(f"{str(run_dir)!r} is not a run folder: it has no config.yaml")
-    return yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    return load_yaml(config_path.read_text(encoding="utf-8"))
 
 
 def run_folder_of(path: Path) -> Path | None:

@@ -2,6 +2,7 @@
 
 One module per subcommand; each has ``add_parser(subparsers)`` and ``run(args)``.
 
+    mancala --version                             the package version
     mancala list                                  every registered id with a one-line description
     mancala show ID [key=value ...]               options with defaults, observation and action spaces
     mancala match ID AGENT_A AGENT_B [key=value ...] [--games N] [--seed S] [--json]
@@ -30,9 +31,11 @@ pits=4``). Agents are specs such as ``random``, ``greedy``, ``alphabeta:depth=4`
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Sequence
 
+import mancala_envs
 from mancala_envs.core.errors import MancalaError
 
 from . import eval as eval_command
@@ -45,6 +48,7 @@ SUBCOMMANDS = (list_command, show, match, replay, tournament, solve, play, train
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mancala", description="Mancala games as RL environments.")
+    parser.add_argument("--version", action="version", version=f"mancala-envs {mancala_envs.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in SUBCOMMANDS:
         command.add_parser(sub)
@@ -60,7 +64,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(stray)}")
     args.options = extra
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # here, so that a closed pipe is caught below and not at exit
+        return code
     except MancalaError as err:
         print(f"mancala: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (`mancala list | head`): stop quietly, as Python's docs advise
+        # (point stdout at devnull so the interpreter's final flush does not fail again).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

@@ -1,7 +1,13 @@
 """``mancala train``: MaskablePPO by self-play (``mancala_envs.training``).
 
+    mancala train kalah-v0 [key=value ...]                 the id's config, installed with the package
     mancala train configs/kalah-v0-quick.yaml [key=value ...]
+    mancala train kalah-v0 ppo.learning_rate=1e-4 --dry-run  print the resolved config and exit
     mancala train --resume runs/kalah-v0-20261122-050000
+
+CONFIG is a YAML file or the name of a config installed with the package (the files of the
+repository's ``configs/``: ``kalah-v0``, ``kalah-v0-quick``, ...). Training needs the
+``train`` extra; without it the command says how to install it.
 """
 
 from __future__ import annotations
@@ -11,31 +17,51 @@ import shlex
 import sys
 from pathlib import Path
 
-from mancala_envs.training.config import ConfigError, load_config
+from mancala_envs.core.extras import require_extra
+from mancala_envs.training.config import ConfigError, load_config, packaged_configs
 from mancala_envs.training.report import results_table
 from mancala_envs.training.run_folder import RunState, resume_run, start_run
+
+# What the training loop imports (torch, SB3, TensorBoard's writer, rich): checked up front.
+TRAIN_MODULES = ("yaml", "torch", "stable_baselines3", "sb3_contrib", "tensorboard", "rich")
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("train", help="self-play training with evaluation against baselines")
-    parser.add_argument("config", nargs="?", help="YAML config (see configs/)")
+    parser.add_argument("config", nargs="?", metavar="CONFIG",
+                        help="YAML config file, or the name of a packaged config (e.g. kalah-v0, kalah-v0-quick)")
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. total_timesteps=20000")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
+    parser.add_argument("--dry-run", action="store_true", help="print the resolved config (YAML) and exit")
     parser.set_defaults(func=run)
     return parser
 
 
+def require_train_extra(purpose: str) -> None:
+    for module in TRAIN_MODULES:
+        require_extra(module, "train", purpose)
+
+
 def run(args: argparse.Namespace) -> int:
     command = "mancala train " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if sys.argv[1:2] == ["train"] else " ".join(map(shlex.quote, sys.argv))
+    require_extra("yaml", "train", "mancala train")
     if args.resume:
         run_dir = Path(args.resume)
         if args.config or args.overrides or args.options:
             raise ConfigError("--resume continues a run with its saved config; give no config file or overrides")
+        require_train_extra("mancala train")
         config, state = resume_run(run_dir)
     else:
         if not args.config:
-            raise ConfigError("give a config file (e.g. configs/kalah-v0-quick.yaml) or --resume RUN_DIR")
+            raise ConfigError("give a config file (e.g. configs/kalah-v0-quick.yaml), the name of a packaged "
+                              f"config ({', '.join(sorted(packaged_configs()))}) or --resume RUN_DIR")
+        require_train_extra("mancala train")
         config = load_config(args.config, list(args.overrides) + list(args.options or []))
+        if args.dry_run:
+            import yaml
+
+            print(yaml.safe_dump(config.to_dict(), sort_keys=False), end="")
+            return 0
         run_dir = start_run(config, command)
         state = RunState()
     print(f"run folder: {run_dir}", flush=True)

@@ -77,17 +77,18 @@ class Option:
                 return None
             raise bad
         if self.kind == "bool":
-            if isinstance(value, bool):
-                return value
-            if isinstance(value, int) and value in (0, 1):
+            # only True/False: 0/1 are refused as a number option refuses True (no silent casts)
+            if isinstance(value, (bool, np.bool_)):
                 return bool(value)
+            if isinstance(value, (int, float, np.number)) or str(value).strip() in ("0", "1"):
+                raise InvalidOptionError(f"{bad} (a yes/no option takes True or False, not the number {value})")
             raise bad
         if self.kind == "int":
-            if isinstance(value, bool) or not _is_integral(value):
+            if isinstance(value, (bool, np.bool_)) or not _is_integral(value):
                 raise bad
             value = int(value)
         elif self.kind == "float":
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
                 raise bad
             value = float(value)
         elif self.kind == "choice":
@@ -135,9 +136,9 @@ def parse_option_value(option: Option, text: str) -> Any:
         return None
     if option.kind == "bool":
         lowered = raw.lower()
-        if lowered in ("true", "1", "yes", "on"):
+        if lowered in ("true", "yes", "on"):
             return True
-        if lowered in ("false", "0", "no", "off"):
+        if lowered in ("false", "no", "off"):
             return False
         return raw  # check() reports it
     if option.kind == "int":
