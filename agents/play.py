@@ -20,7 +20,7 @@ Terminal: the board is printed with the legal moves in the game's notation; type
 or ``hint``, ``undo`` (take back your last move and the opponent's replies: back to your
 previous turn), ``save FILE``, ``board``, ``moves``, ``help`` or ``quit``.
 
-Window (``--window``, needs ``pip install "mancala-envs[render]"``): click a hole, pile or
+Window (``--window``, needs the render extra): click a hole, pile or
 stack to play it; where one cell has two moves (a direction in the bidirectional Kalah, a
 lone Ace in Widdershins) click its left or right half, the way the move goes. Other
 choices (setup counts, side choice, no reservation, pass, resign) are buttons under the

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from mancala_envs.core.errors import MancalaError
+from mancala_envs.core.extras import install_command
 from mancala_envs.core.game import State
 
 from .base import Agent
@@ -45,7 +46,7 @@ def load_model(path: str | Path) -> Any:
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as err:  # pragma: no cover - the train extra is missing
-        raise PolicyLoadError("policy agents need the train extra: pip install 'mancala-envs[train]'") from err
+        raise PolicyLoadError(f"policy agents need the train extra: {install_command('train')}") from err
     file = resolve_model_path(path)
     try:
         return MaskablePPO.load(str(file), device="cpu")

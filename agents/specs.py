@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from mancala_envs.core.errors import MancalaError
+from mancala_envs.core.extras import require_extra
 
 from .base import Agent
 from .human import HumanAgent
@@ -40,6 +41,7 @@ _key.__name__ = "state|obs"
 
 def _policy_factory(seed=None, path: str = ""):
     """``policy:PATH``: a trained model (``mancala_envs.agents.policy``; loads torch only when used)."""
+    require_extra("sb3_contrib", "train", f"the agent spec policy:{path}")
     return PolicyAgent(path, seed=seed)
 
 

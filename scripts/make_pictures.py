@@ -4,7 +4,7 @@
 
 Each game is played from a fixed seed by two seeded greedy agents for a fixed number of
 plies, so the pictures are the same on every run; they are palette PNGs of a few tens of KB.
-Needs the render extra (``pip install "mancala-envs[render]"``).
+Needs the render extra (``pip install -c constraints.txt ".[render]"``).
 """
 
 from __future__ import annotations

@@ -361,7 +361,7 @@ def test_package_works_without_pygame(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert 'pictures need pygame, which is not installed' in out.stdout
-    assert 'pip install "mancala-envs[render]"' in out.stdout
+    assert 'pip install -c constraints.txt ".[render]"' in out.stdout
     assert "exit codes 2 2" in out.stdout
-    assert out.stderr.count('pip install "mancala-envs[render]"') == 2
+    assert out.stderr.count('pip install -c constraints.txt ".[render]"') == 2
     assert not (tmp_path / "x.gif").exists()

@@ -24,6 +24,7 @@ from mancala_envs.training.evaluation import evaluate_saved_model
 from mancala_envs.training.report import results_table
 
 from .suite_options import add_suite_arguments, suite_from_args
+from .train import require_train_extra
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -43,6 +44,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_train_extra("mancala eval")
     if args.ladder_openings < 0:
         raise ConfigError(f"--ladder-openings must be >= 0, got {args.ladder_openings}")
     # key=value words anywhere on the line: the mancala command collects them in args.options

@@ -28,7 +28,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("first", metavar="ID_OR_FILE", help="an env id followed by a text record, or a JSON record file")
     p.add_argument("file", metavar="FILE", nargs="?", help="the text record (after an id)")
     p.add_argument("--json", action="store_true", help="print plies, scores, result, margin, terminal, mismatches as JSON")
-    p.add_argument("--gif", metavar="OUT.gif", help="draw the game as an animated GIF (needs mancala-envs[render])")
+    p.add_argument("--gif", metavar="OUT.gif", help="draw the game as an animated GIF (needs the render extra)")
     p.add_argument("--frames", metavar="DIR", help="draw every position as DIR/frame-000.png, frame-001.png, ...")
     p.add_argument("--fps", type=float, default=2.0, help="GIF frames per second (default 2)")
     p.set_defaults(func=run)

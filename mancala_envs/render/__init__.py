@@ -1,7 +1,7 @@
 """Pictures of every game: frames as numpy arrays, a window, GIFs of recorded games.
 
-pygame is an optional extra (``pip install "mancala-envs[render]"``, which also brings
-pillow for GIF and PNG files). It is imported here lazily, only when a picture is asked
+pygame is an optional dependency: the ``render`` extra (``pip install -c constraints.txt
+".[render]"`` in a clone), which also brings pillow for GIF and PNG files. It is imported here lazily, only when a picture is asked
 for: the rules modules and the envs never import it, and the package works without it.
 Asking for a picture without pygame raises ``RenderUnavailableError`` with the install line.
 
@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.errors import MancalaError
+from ..core.extras import install_command
 from ..core.files import atomic_output
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,7 +68,7 @@ FAMILY_LAYOUTS = {
     "widdershins": "card_rows",
 }
 
-INSTALL_HINT = 'pip install "mancala-envs[render]"'
+INSTALL_HINT = install_command("render")
 
 
 class RenderUnavailableError(MancalaError):
