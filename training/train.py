@@ -48,7 +48,7 @@ from .evaluation import (
     learner_ratings,
 )
 from .report import build_report, write_report
-from .run_folder import RunState, checkpoint_file, snapshot_file, write_state
+from .run_folder import RunState, checkpoint_file, save_checkpoint, snapshot_file
 from .selfplay import OpponentPool, SelfPlayVecEnv
 
 
@@ -148,8 +148,7 @@ class Trainer:
             if steps // cfg.eval.every > previous // cfg.eval.every or steps >= cfg.total_timesteps:
                 self._evaluate(model, steps)
             if steps // cfg.checkpoint_every > previous // cfg.checkpoint_every or steps >= cfg.total_timesteps:
-                self._save_model(model, checkpoint_file(self.run_dir))
-                write_state(self.run_dir, self.state)
+                save_checkpoint(self.run_dir, self.state, lambda path: self._save_model(model, path))
         callback.close()
 
         self._save_model(model, self.run_dir / "final_model.zip")

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         if args.config or args.overrides or args.options:
             raise ConfigError("--resume continues a run with its saved config; give no config file or overrides")
         require_train_extra("mancala train")
-        config, state = resume_run(run_dir)
+        config, state = resume_run(run_dir, warn=lambda text: print(text, file=sys.stderr, flush=True))
     else:
         if not args.config:
             raise ConfigError("give a config file (e.g. configs/kalah-v0-quick.yaml), the name of a packaged "
