@@ -12,11 +12,36 @@ spec                                   agent
 ``solver[:tt_bits=20,key=state]``      perfect play by exact solving (small boards only)
 ``human``                              moves typed in the game's notation on stdin
 ``policy:PATH``                        a trained model: a run folder or model file of ``mancala train``
+``module:callable``                    your own agent: ``callable(seed=...)`` (or ``callable()``)
+                                       from an importable module, e.g. ``my_agents:Cautious``
 =====================================  ===========================================================
+
+Your own agent
+--------------
+Anywhere an agent is taken (``make_agent``, ``play_match``, ``round_robin``, ``mancala match``,
+``eval --against``, ``tournament --agents``), give either an object or a ``module:callable``
+spec. The object needs ``act(state) -> action`` (a legal action of the player to move; it
+must not change ``state``); ``reset(seed=None)``, ``warmup(game)`` and ``name`` are used when
+present. A plain function ``f(state) -> action`` works too. The callable of a spec is called
+with ``seed=`` when it takes one, and must return such an object. On the command line the
+module is looked up on the import path, then in the current folder::
+
+    # my_agents.py
+    class Cautious:
+        name = "cautious"
+
+        def act(self, state):
+            return min(state.legal_actions())  # the legal action of lowest index
+
+    mancala match kalah-v0 my_agents:Cautious greedy --openings 20
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import os
+import sys
 from typing import Any, Callable
 
 from mancala_envs.core.errors import MancalaError
@@ -65,13 +90,76 @@ def _known() -> str:
     return ", ".join(sorted(AGENT_FACTORIES))
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """Build an agent from ``spec``, e.g. ``"greedy"`` or ``"alphabeta:depth=6"``."""
-    if not isinstance(spec, str) or not spec.strip():
+class CustomAgent(Agent):
+    """An object with ``act(state)`` (or a function of the state) seen through the ``Agent`` protocol."""
+
+    def __init__(self, inner: Any, name: str | None = None):
+        super().__init__()
+        self.inner = inner
+        self._act = inner.act if hasattr(inner, "act") else inner
+        self.name = name or getattr(inner, "name", None) or getattr(inner, "__name__", None) or type(inner).__name__
+
+    def act(self, state) -> int:
+        return int(self._act(state))
+
+    def reset(self, seed: int | None = None) -> None:
+        if hasattr(self.inner, "reset"):
+            self.inner.reset(seed=seed)
+
+    def warmup(self, game) -> None:
+        if hasattr(self.inner, "warmup"):
+            self.inner.warmup(game)
+
+
+def as_agent(agent: Any) -> Agent:
+    """``agent`` itself if it is an ``Agent``, else wrapped (it needs ``act(state)`` or to be callable)."""
+    if isinstance(agent, Agent):
+        return agent
+    if callable(getattr(agent, "act", None)) or (callable(agent) and not isinstance(agent, type)):
+        return CustomAgent(agent)
+    raise AgentSpecError(f"an agent must be a spec string or an object with act(state) -> action, got {agent!r}")
+
+
+def _is_import_spec(name: str, rest: str) -> bool:
+    """``module:callable`` (``my_agents:Cautious``, ``pkg.mod:make``), not a built-in ``name:params``."""
+    return bool(rest) and all(part.isidentifier() for part in name.split(".")) and rest.strip().isidentifier()
+
+
+def _imported_agent(spec: str, seed: int | None) -> Agent:
+    module_name, _, attribute = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        if err.name != module_name.split(".")[0] or os.getcwd() in sys.path:
+            raise AgentSpecError(f"agent spec {spec!r}: cannot import {module_name!r} ({err})") from None
+        sys.path.insert(0, os.getcwd())  # as `python -m` does: the user's own module in this folder
+        return _imported_agent(spec, seed)
+    factory = getattr(module, attribute, None)
+    if not callable(factory):
+        raise AgentSpecError(f"agent spec {spec!r}: {module_name} has no callable {attribute!r}")
+    try:
+        takes_seed = "seed" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a builtin without a signature
+        takes_seed = False
+    agent = as_agent(factory(seed=seed) if takes_seed else factory())
+    agent.name = spec
+    return agent
+
+
+def make_agent(spec: str | Any, seed: int | None = None) -> Agent:
+    """Build an agent from ``spec``, e.g. ``"greedy"``, ``"alphabeta:depth=6"`` or ``"my_agents:Cautious"``.
+
+    An object (an ``Agent``, or anything with ``act(state)``) is returned as an ``Agent`` as it is.
+    """
+    if not isinstance(spec, str):
+        return as_agent(spec)
+    if not spec.strip():
         raise AgentSpecError(f"an agent spec must be a non-empty string, got {spec!r}; known agents: {_known()}")
     name, _, rest = spec.strip().partition(":")
     if name not in AGENT_FACTORIES:
-        raise AgentSpecError(f"unknown agent {name!r}; known agents: {_known()}")
+        if _is_import_spec(name, rest):
+            return _imported_agent(spec.strip(), seed)
+        raise AgentSpecError(f"unknown agent {name!r}; known agents: {_known()}, or module:callable for your own")
     factory, accepted = AGENT_FACTORIES[name]
     if name == "policy":
         if not rest.strip():

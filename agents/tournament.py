@@ -213,7 +213,7 @@ class ProgressBar:
 
 def round_robin(
     env: str | Game,
-    specs: list[str],
+    specs: list,
     openings: int | OpeningSuite = DEFAULT_OPENINGS,
     plies: tuple[int, int] | None = None,
     seed: int = 0,
@@ -222,16 +222,19 @@ def round_robin(
     progress: bool = False,
     **options,
 ) -> TournamentResult:
-    """Every pair of ``specs`` plays the same opening suite of ``env``; returns ratings and tables."""
+    """Every pair of ``specs`` plays the same opening suite of ``env``; returns ratings and tables.
+
+    ``specs`` are agent specs or agent objects (anything ``make_agent`` takes), of distinct names.
+    """
     if len(specs) < 2:
         raise ValueError(f"a tournament needs at least 2 agents, got {len(specs)}: {specs}")
-    if len(set(specs)) != len(specs):
-        raise ValueError(f"agent specs must be distinct, got {specs}")
     game = game_of(env, **options)
     suite = openings if isinstance(openings, OpeningSuite) else opening_suite(game, openings, plies, seed)
     start = time.perf_counter()
     agents = [make_agent(s, seed=seed + 1000 * k) for k, s in enumerate(specs)]
     names = [a.name for a in agents]
+    if len(set(names)) != len(names):
+        raise ValueError(f"agent names must be distinct, got {names}")
     pairs = list(combinations(range(len(agents)), 2))
     bar = ProgressBar(len(pairs) * 2 * len(suite)) if progress is True else None
     matches = []

@@ -55,10 +55,11 @@ def evaluate(game: Game, learner, specs: list[str], suite: OpeningSuite, step: i
     ``pool``: the specs the learner trained against, marked in the rows.
     """
     rows, matches = [], []
-    for k, spec in enumerate(specs):
-        result = play_match(game, learner, make_agent(spec, seed=suite.seed + k), suite, workers=None)
+    for k, spec in enumerate(specs):  # a spec, or an agent object (make_agent takes both)
+        opponent = make_agent(spec, seed=suite.seed + k)
+        result = play_match(game, learner, opponent, suite, workers=None)
         matches.append(result)
-        rows.append(evaluation_row(result, spec, step, spec in pool))
+        rows.append(evaluation_row(result, opponent.name, step, opponent.name in pool))
     return rows, matches
 
 
@@ -166,7 +167,7 @@ def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Calla
     csv_path, json_path = out_dir / f"eval-{stamp}.csv", out_dir / f"eval-{stamp}.json"
     write_text_atomic(csv_path, evals_csv(rows))
     payload = {"model": str(model_path), "env_id": env_id, "options": options, "rows": rows,
-               "reports": {spec: m.report() for spec, m in zip(specs, matches)}, "ratings": ratings,
+               "reports": {row["opponent"]: m.report() for row, m in zip(rows, matches)}, "ratings": ratings,
                "ladder": ladder_to_json(ladder)}
     write_text_atomic(json_path, json.dumps(payload, indent=1) + "\n")
     return SavedModelEvaluation(rows, matches, ratings, csv_path, json_path)
