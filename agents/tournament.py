@@ -18,7 +18,6 @@ import csv
 import io
 import json
 import os
-import sys
 import time
 from dataclasses import dataclass
 from itertools import combinations
@@ -33,6 +32,7 @@ from mancala_envs.registry import game_of
 from .arena import play_match
 from .openings import DEFAULT_OPENINGS, OpeningSuite, opening_suite
 from .paired_results import DRAW, LOSS, TRUNCATED, WIN, PairedResult, bootstrap_score_interval, score_of
+from .progress import Progress
 from .ratings import Ratings, bootstrap
 from .specs import make_agent
 
@@ -182,35 +182,6 @@ def json_default(obj):
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
-class ProgressBar:
-    """A one-line text progress bar of games on stderr, with the pair being played."""
-
-    width = 30  # characters of the bar
-
-    def __init__(self, total: int):
-        self.total = max(total, 1)
-        self.done = 0
-        self.stream = sys.stderr
-        self.label = ""
-        self.start = time.perf_counter()
-
-    def update(self, n: int, label: str) -> None:
-        self.done += n
-        self.label = label
-        frac = min(self.done / self.total, 1.0)
-        filled = int(frac * self.width)
-        elapsed = time.perf_counter() - self.start
-        self.stream.write(
-            f"\r[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} games "
-            f"{elapsed:6.1f}s {self.label[:40]:<40}"
-        )
-        self.stream.flush()
-
-    def close(self) -> None:
-        self.stream.write("\n")
-        self.stream.flush()
-
-
 def round_robin(
     env: str | Game,
     specs: list,
@@ -236,21 +207,14 @@ def round_robin(
     if len(set(names)) != len(names):
         raise ValueError(f"agent names must be distinct, got {names}")
     pairs = list(combinations(range(len(agents)), 2))
-    bar = ProgressBar(len(pairs) * 2 * len(suite)) if progress is True else None
+    games_per_pair = 2 * len(suite)
     matches = []
-    for i, j in pairs:
-        label = f"{names[i]} vs {names[j]}"
-        last = [0]
-
-        def tick(done, label=label, last=last):
-            step = done - last[0]
-            last[0] = done
-            if bar is not None:
-                bar.update(step, label)
-
-        matches.append(play_match(game, agents[i], agents[j], suite, workers=workers, progress=tick))
-    if bar is not None:
-        bar.close()
+    with Progress(len(pairs) * games_per_pair, "games", "tournament", enabled=progress) as bar:
+        for k, (i, j) in enumerate(pairs):
+            label = f"{names[i]} vs {names[j]}"
+            matches.append(play_match(game, agents[i], agents[j], suite, workers=workers,
+                                      progress=lambda done, base=k * games_per_pair, label=label:
+                                      bar.update(base + done, label)))
     ratings = bootstrap(matches, names, samples=bootstrap_samples, seed=seed)
     rows = [_agent_row(name, k, ratings, matches) for k, name in enumerate(names)]
     return TournamentResult(game.env_id, dict(game.options), names, suite, seed, matches, ratings, rows,

@@ -94,6 +94,7 @@ def test_a_run_killed_before_its_first_checkpoint_starts_over(tmp_path):
 
 
 def test_resume_on_a_truncated_latest_zip_resumes_from_the_previous_checkpoint(tmp_path):
+    """Also: training prints the TensorBoard command, progress lines, and logs rollout statistics."""
     pytest.importorskip("sb3_contrib")
     import subprocess
     import sys
@@ -109,6 +110,13 @@ def test_resume_on_a_truncated_latest_zip_resumes_from_the_previous_checkpoint(t
     out = mancala("train", "kalah-v0-quick", *tiny)
     assert out.returncode == 0, out.stdout + out.stderr
     (run,) = tmp_path.glob("kalah-v0-*")
+    assert f"TensorBoard: tensorboard --logdir {run / 'tb'}" in out.stdout
+    assert "training: 512/512 steps (100%)" in out.stderr and "\r" not in out.stderr
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    scalars = set(EventAccumulator(str(run / "tb")).Reload().Tags()["scalars"])
+    assert {"rollout/ep_rew_mean", "rollout/ep_len_mean", "rollout/win_rate_as_player_0",
+            "rollout/win_rate_as_player_1"} <= scalars, scalars
     latest = checkpoint_file(run)
     latest.write_bytes(latest.read_bytes()[: latest.stat().st_size // 2])
     resumed = mancala("train", "--resume", str(run))

@@ -32,6 +32,7 @@ from mancala_envs.agents import make_agent, play_match
 from mancala_envs.agents.openings import OpeningSuite
 from mancala_envs.agents.paired_results import PairedResult
 from mancala_envs.agents.policy import PolicyAgent, resolve_model_path
+from mancala_envs.agents.progress import Progress
 from mancala_envs.agents.ratings import Ratings, bootstrap, bradley_terry
 from mancala_envs.core.files import write_text_atomic
 from mancala_envs.core.game import Game
@@ -49,15 +50,17 @@ LEARNER = "learner"  # the learner's name in the rows' ratings
 
 
 def evaluate(game: Game, learner, specs: list[str], suite: OpeningSuite, step: int,
-             pool: list[str] = ()) -> tuple[list[dict[str, Any]], list[PairedResult]]:
+             pool: list[str] = (), progress: Progress | None = None) -> tuple[list[dict[str, Any]], list[PairedResult]]:
     """The learner against every ladder agent over ``suite``: one row per opponent, and the matches.
 
-    ``pool``: the specs the learner trained against, marked in the rows.
+    ``pool``: the specs the learner trained against, marked in the rows. ``progress`` counts the games.
     """
     rows, matches = [], []
     for k, spec in enumerate(specs):  # a spec, or an agent object (make_agent takes both)
         opponent = make_agent(spec, seed=suite.seed + k)
-        result = play_match(game, learner, opponent, suite, workers=None)
+        base = progress.done if progress else 0
+        tick = (lambda done: progress.update(base + done, f"against {opponent.name}")) if progress else None
+        result = play_match(game, learner, opponent, suite, workers=None, progress=tick)
         matches.append(result)
         rows.append(evaluation_row(result, opponent.name, step, opponent.name in pool))
     return rows, matches
@@ -138,7 +141,8 @@ def game_of_model(model: str | Path, run_dir: Path | None, env_id: str | None,
 
 def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Callable[[Game], OpeningSuite],
                          ladder_openings: int, env_id: str | None = None, game_options: list[str] | None = None,
-                         out_dir: Path | None = None, echo: Callable[[str], None] = print) -> SavedModelEvaluation:
+                         out_dir: Path | None = None, echo: Callable[[str], None] = print,
+                         progress: bool = False) -> SavedModelEvaluation:
     """A model file or run folder against the ``against`` agents (``random`` always among them).
 
     ``suite_for(game)`` gives the opening suite (each opening played from both seats against
@@ -147,6 +151,7 @@ def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Calla
     ``EVAL_FIELDS``) and ``.json`` (rows, per-opponent reports, ratings, the suite) to
     ``out_dir``, by default the run folder or the model's folder. When the model comes from a
     run folder, opponents that were among its ``pool.baselines`` are marked as trained against.
+    ``progress`` shows the games played (``mancala_envs.agents.progress``) on stderr.
     """
     model_path = resolve_model_path(model)
     run_dir = run_folder_of(Path(model))
@@ -158,7 +163,8 @@ def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Calla
     specs = list(dict.fromkeys(["random", *against]))  # random anchors the ratings
     pool = list(read_saved_config(run_dir).get("pool", {}).get("baselines", {})) if run_dir else []
     echo(f"evaluating {model_path} on {env_id} over {suite.label()} against each of {', '.join(specs)}")
-    rows, matches = evaluate(game, learner, specs, suite, step=0, pool=pool)
+    with Progress(len(specs) * 2 * len(suite), "games", "evaluation", enabled=progress) as bar:
+        rows, matches = evaluate(game, learner, specs, suite, step=0, pool=pool, progress=bar)
     ladder = ladder_results(game, specs, suite.head(ladder_openings)) if ladder_openings else []
     ratings = learner_ratings(ladder, matches, intervals=True).as_dict()
 

@@ -17,14 +17,12 @@ This module needs the train extra (torch, SB3, sb3-contrib, rich) as it is impor
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 import torch
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
@@ -34,6 +32,7 @@ from mancala_envs.agents.features import OBSERVATION_TRANSFORMS
 from mancala_envs.agents.frozen_policy import PolicyOpponent
 from mancala_envs.agents.openings import OpeningSuite, opening_suite
 from mancala_envs.agents.policy import PolicyAgent
+from mancala_envs.agents.progress import Progress
 from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.registry import make_game
 
@@ -123,6 +122,7 @@ class Trainer:
         for name in self.state.snapshots:
             env.pool.add(self._snapshot_policy(model, name), cfg.pool.snapshot_weight, name=name)
         model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard"]))
+        self.echo(f"TensorBoard: tensorboard --logdir {self.run_dir / 'tb'}")
 
         if not self.state.ladder and cfg.eval.ladder_openings > 0:
             suite = self._suite(cfg.eval.ladder_openings, SUITE_LADDER)
@@ -191,23 +191,44 @@ class Trainer:
 
 
 class ProgressCallback(BaseCallback):
-    """A rich progress bar over the whole run, and the learner's returns for the learning curve."""
+    """Progress over the whole run (``mancala_envs.agents.progress``), the learner's returns for the
+    learning curve, and rollout statistics for TensorBoard (``rollout/*``, at the end of each rollout):
+    mean episode return and length (learner moves), episodes, and the win rate from each seat."""
 
     def __init__(self, total: int, start: int):
         super().__init__()
-        self.progress = Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(),
-                                 TimeRemainingColumn(), disable=not sys.stderr.isatty(), transient=True)
-        self.task = self.progress.add_task("steps", total=total, completed=start)
-        self.progress.start()
-        self.returns: list[float] = []
+        self.progress = Progress(total, "steps", "training")
+        self.progress.update(start)
+        self.returns: list[float] = []  # since the last learning-curve point
+        self.rollout: list[tuple[float, int, int]] = []  # (return, length, learner seat) of this rollout
+        self.lengths: np.ndarray | None = None  # learner moves so far in each game
 
     def _on_step(self) -> bool:
-        self.progress.update(self.task, completed=self.num_timesteps)
-        for info in self.locals.get("infos", []):
+        self.progress.update(self.num_timesteps)
+        infos = self.locals.get("infos", [])
+        if self.lengths is None:
+            self.lengths = np.zeros(len(infos), np.int64)
+        self.lengths += 1
+        for i, info in enumerate(infos):
             result = info.get("episode_result")
             if result is not None:
                 self.returns.append(result["return"])
+                self.rollout.append((float(result["return"]), int(self.lengths[i]), int(result["learner_seat"])))
+                self.lengths[i] = 0
         return True
+
+    def _on_rollout_end(self) -> None:
+        if not self.rollout:
+            return
+        returns, lengths, seats = (np.array(column) for column in zip(*self.rollout))
+        self.logger.record("rollout/ep_rew_mean", float(returns.mean()))
+        self.logger.record("rollout/ep_len_mean", float(lengths.mean()))
+        self.logger.record("rollout/episodes", len(returns))
+        for seat in (0, 1):
+            mine = returns[seats == seat]
+            if mine.size:
+                self.logger.record(f"rollout/win_rate_as_player_{seat}", float((mine > 0).mean()))
+        self.rollout = []
 
     def take_curve(self, step: int) -> list[list[float]]:
         """The mean learner return since the last call as one ``[step, mean, episodes]`` point."""
@@ -218,4 +239,4 @@ class ProgressCallback(BaseCallback):
         return point
 
     def close(self) -> None:
-        self.progress.stop()
+        self.progress.close()

@@ -37,6 +37,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--ladder-openings", type=int, default=10,
                         help="openings per pair of opponents for their ratings (default 10; 0: none)")
     parser.add_argument("--out", metavar="DIR", help="where to write the CSV and JSON (default: beside the model)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar or lines on stderr")
     parser.add_argument("--json", action="store_true",
                         help="print one report per --against opponent (a JSON object a line)")
     parser.set_defaults(func=run)
@@ -51,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     echo = (lambda text: None) if args.json else (lambda text: print(text, flush=True))
     result = evaluate_saved_model(args.model, args.against, lambda game: suite_from_args(game, args),
                                   args.ladder_openings, env_id=args.env, game_options=list(args.options),
-                                  out_dir=Path(args.out) if args.out else None, echo=echo)
+                                  out_dir=Path(args.out) if args.out else None, echo=echo,
+                                  progress=not args.no_progress)
     if args.json:
         for row, match in zip(result.rows, result.matches):
             if row["opponent"] in args.against:
