@@ -34,7 +34,7 @@ from .base import Agent
 from .matchplay import play_game as play_out
 from .openings import DEFAULT_OPENINGS, OpeningSuite, opening_suite
 from .paired_results import DRAW, LOSS, TRUNCATED, WIN, PairedResult
-from .specs import as_agent
+from .specs import make_agent
 
 
 def play_game(game, agents: tuple[Agent, Agent], seed: int | None,
@@ -75,8 +75,8 @@ def default_workers() -> int:
 
 def play_match(
     env: str | Game,
-    agent_a: Agent | Any,
-    agent_b: Agent | Any,
+    agent_a: Agent | Any | str,
+    agent_b: Agent | Any | str,
     openings: int | OpeningSuite = DEFAULT_OPENINGS,
     plies: tuple[int, int] | None = None,
     seed: int = 0,
@@ -86,12 +86,12 @@ def play_match(
 ) -> PairedResult:
     """Agent A against agent B over an opening suite, each opening from both seats (module docstring).
 
-    An agent is an ``Agent`` or any object with ``act(state) -> action`` (``specs.as_agent``).
+    An agent is an ``Agent``, any object with ``act(state) -> action``, or a spec (``specs.make_agent``).
 
     ``progress(n)`` is called after each finished game with the number finished so far.
     """
     game = game_of(env, **options)
-    agent_a, agent_b = as_agent(agent_a), as_agent(agent_b)
+    agent_a, agent_b = make_agent(agent_a, seed=seed), make_agent(agent_b, seed=seed + 1)
     suite = openings if isinstance(openings, OpeningSuite) else opening_suite(game, openings, plies, seed)
     if suite.game != game:
         raise ValueError(f"the opening suite is of {suite.env_id} {suite.options}, not of this game ({game!r})")

@@ -117,7 +117,7 @@ def as_agent(agent: Any) -> Agent:
         return agent
     if callable(getattr(agent, "act", None)) or (callable(agent) and not isinstance(agent, type)):
         return CustomAgent(agent)
-    raise AgentSpecError(f"an agent must be a spec string or an object with act(state) -> action, got {agent!r}")
+    raise AgentSpecError(f"an agent must be an agent spec or an object with act(state) -> action, got {agent!r}")
 
 
 def _is_import_spec(name: str, rest: str) -> bool:

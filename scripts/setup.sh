@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Create ./.venv (once) and install mancala-envs into it, editable, with the given extras.
-#   bash scripts/setup.sh            # all extras: train, test, bench, render
+#   bash scripts/setup.sh            # all extras: train, test, bench, render, docs
 #   bash scripts/setup.sh train      # what the main job needs
 #   bash scripts/setup.sh render     # pictures, mancala play --window, replay --gif
 # torch is pinned to 2.13.0 through constraints.txt: any other version (asked for by
 # stable-baselines3 or anything else) would pull gigabytes of CUDA wheels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-extras="${1:-train,test,bench,render}"
+extras="${1:-train,test,bench,render,docs}"
 python="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv

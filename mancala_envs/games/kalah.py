@@ -8,7 +8,7 @@ rulings below settle it.
 
 Registered ids
 --------------
-=========================  ===================================================================
+========================== ===================================================================
 ``kalah-v0``               Egyptian Mancala (the standard Kalah): all defaults.
 ``kalah-basic-v0``         Basic Mancala: ``extra_turn=False, capture=False, leftover="discard"``.
                            Draws are possible.
@@ -17,7 +17,7 @@ Registered ids
 ``kalah-irving2000-v0``    The rules of Irving, Donkers & Uiterwijk (2000), as solved there and
                            played by OpenSpiel: ``capture_needs_opposite=False,
                            skip_origin=False, end="side_empty"``.
-=========================  ===================================================================
+========================== ===================================================================
 
 Board and numbering
 -------------------
