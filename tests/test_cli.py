@@ -112,3 +112,44 @@ def test_every_evaluating_command_takes_openings_and_opening_plies(command):
 
     args = build_parser().parse_args(command + ["--openings", "7", "--opening-plies", "1-3", "--balanced", "2"])
     assert (args.openings, args.opening_plies, args.balanced) == (7, "1-3", 2)
+
+
+def test_version():
+    out = run("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"mancala-envs {mancala_envs.__version__}"
+
+
+def test_a_closed_pipe_ends_quietly():
+    exe = shutil.which("mancala") or f"{sys.executable} -m mancala_envs.cli"
+    # `head -1` closes the pipe after one line; the listing is longer than the pipe's first read
+    out = subprocess.run(f"{exe} list | head -1; {exe} show widdershins-v0 | head -1", shell=True,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0
+    assert "Traceback" not in out.stderr and "BrokenPipeError" not in out.stderr, out.stderr
+    assert len(out.stdout.splitlines()) == 2
+
+
+@pytest.mark.parametrize("suite_flags", [[], ["--openings", "0", "--games", "2"], ["--balanced", "2", "--openings", "2"]])
+def test_match_json_keeps_the_game_options_given(suite_flags, tmp_path, capsys):
+    argv = ["match", "kalah-v0", "greedy", "random", "pits=4", "seeds=3", "max_plies=500", "--json", "--no-progress"]
+    assert main(argv + (suite_flags or ["--openings", "2"])) == 0
+    report = json.loads(capsys.readouterr().out)
+    options = report["openings"]["options"]
+    assert (options["pits"], options["seeds"], options["max_plies"]) == (4, 3, 500)
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    assert main(argv + ["--suite", str(tmp_path / "r.json")]) == 0  # replays on the same game
+    assert json.loads(capsys.readouterr().out)["openings"] == report["openings"]
+
+
+def test_the_sample_afrika_record_replays(capsys):
+    from pathlib import Path
+
+    from mancala_envs import make_game, notation
+
+    sample = Path(__file__).resolve().parents[1] / "docs" / "records" / "afrika-v0-sample.txt"
+    assert main(["replay", "afrika-v0", str(sample), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["plies"] > 20 and summary["terminal"] is True
+    game = make_game("afrika-v0")
+    text = sample.read_text()
+    assert notation.format(game, notation.parse(game, text).actions) + "\n" == text
