@@ -131,7 +131,8 @@ def _imported_agent(spec: str, seed: int | None) -> Agent:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as err:
         if err.name != module_name.split(".")[0] or os.getcwd() in sys.path:
-            raise AgentSpecError(f"agent spec {spec!r}: cannot import {module_name!r} ({err})") from None
+            raise AgentSpecError(f"agent spec {spec!r}: cannot import {module_name!r} ({err}); known agents: "
+                                 f"{_known()}, or module:callable for your own") from None
         sys.path.insert(0, os.getcwd())  # as `python -m` does: the user's own module in this folder
         return _imported_agent(spec, seed)
     factory = getattr(module, attribute, None)
