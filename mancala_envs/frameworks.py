@@ -1,8 +1,9 @@
 """Every registered id in PettingZoo's and Gymnasium's registries, as ``mancala/<id>``.
 
-``pettingzoo.make("aec", "mancala/kalah-v0")`` builds ``mancala_envs.make("kalah-v0")`` and
-``gymnasium.make("mancala/kalah-v0")`` builds ``MancalaGymEnv("kalah-v0")``. Importing
-``mancala_envs`` registers them all.
+``pettingzoo.make("aec", "mancala/kalah-v0")`` builds ``mancala_envs.make("kalah-v0")``,
+``pettingzoo.make("parallel", "mancala/kalah-v0")`` the same env through PettingZoo's
+``turn_based_aec_to_parallel``, and ``gymnasium.make("mancala/kalah-v0")`` builds
+``MancalaGymEnv("kalah-v0")``. Importing ``mancala_envs`` registers them all.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 import gymnasium
 import pettingzoo
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from .gym import MancalaGymEnv
 from .registry import list_envs, make
@@ -26,17 +28,22 @@ class _Factory:
     def __call__(self, **kwargs: Any):
         if self.kind == "aec":
             return make(self.env_id, **kwargs)
+        if self.kind == "parallel":
+            return turn_based_aec_to_parallel(make(self.env_id, **kwargs))
         return MancalaGymEnv(self.env_id, **kwargs)
 
     def __repr__(self) -> str:
-        return f"mancala_envs.{'make' if self.kind == 'aec' else 'MancalaGymEnv'}({self.env_id!r})"
+        maker = {"aec": "make", "parallel": "turn_based_aec_to_parallel(make", "gym": "MancalaGymEnv"}[self.kind]
+        return f"mancala_envs.{maker}({self.env_id!r}){')' if self.kind == 'parallel' else ''}"
 
 
 def register_with_frameworks(env_id: str) -> None:
-    """Register ``env_id`` as ``mancala/<env_id>`` with PettingZoo (AEC) and Gymnasium."""
+    """Register ``env_id`` as ``mancala/<env_id>`` with PettingZoo (AEC, parallel) and Gymnasium."""
     namespaced = f"mancala/{env_id}"
     if namespaced not in pettingzoo.aec_registry:
         pettingzoo.register("aec", namespaced, entry_point=_Factory(env_id, "aec"))
+    if namespaced not in pettingzoo.parallel_registry:
+        pettingzoo.register("parallel", namespaced, entry_point=_Factory(env_id, "parallel"))
     if namespaced not in gymnasium.registry:
         # The single-agent env enforces the game's own ply cap, so no TimeLimit is added.
         gymnasium.register(id=namespaced, entry_point=_Factory(env_id, "gym"))
