@@ -200,3 +200,35 @@ def test_plain_sb3_algorithms_train(algo):
     model = getattr(sb3, algo)("MlpPolicy", env, seed=0, verbose=0, **kwargs)
     model.learn(total_timesteps=128)
     assert model.num_timesteps >= 128
+
+
+SUBPROC_SCRIPT = """
+import mancala_envs
+from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.vec_env import SubprocVecEnv
+venv = make_vec_env({env_id!r}, n_envs=2, vec_env_cls=SubprocVecEnv, env_kwargs={{"render_mode": None}},
+                    vec_env_kwargs={{"start_method": {method!r}}})
+obs = venv.reset()
+venv.step(venv.env_method("action_masks")[0].argmax(keepdims=True).repeat(2))
+print("shape", obs.shape)
+venv.close()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "env_id, method",
+    [("mancala/kalah-v0", "forkserver"), ("mancala_envs:mancala/kalah-v0", "spawn")],
+)
+def test_subproc_vec_env_in_fresh_interpreters(env_id, method):
+    """The documented ids work in SubprocVecEnv's children, which never imported the package
+    themselves: the plain id through the fork server's preload, the module:id form anywhere."""
+    pytest.importorskip("stable_baselines3")
+    import subprocess
+    import sys
+
+    # -c: no __main__ file for the children to re-import, as under pytest or in a notebook
+    script = SUBPROC_SCRIPT.format(env_id=env_id, method=method)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "shape (2, 15)" in done.stdout
