@@ -3,7 +3,9 @@
 ``pettingzoo.make("aec", "mancala/kalah-v0")`` builds ``mancala_envs.make("kalah-v0")``,
 ``pettingzoo.make("parallel", "mancala/kalah-v0")`` the same env through PettingZoo's
 ``turn_based_aec_to_parallel``, and ``gymnasium.make("mancala/kalah-v0")`` builds
-``MancalaGymEnv("kalah-v0")``. Importing ``mancala_envs`` registers them all.
+``MancalaGymEnv("kalah-v0")``; ``gymnasium.make_vec("mancala/kalah-v0", num_envs=N,
+vectorization_mode="vector_entry_point")`` builds ``vector_gym.MancalaVectorEnv`` (N games on
+the batched engine). Importing ``mancala_envs`` registers them all.
 
 Subprocesses
 ------------
@@ -32,6 +34,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from .gym import MancalaGymEnv
 from .registry import list_envs, make
+from .vector_gym import MancalaVectorEnv
 
 
 class _Factory:
@@ -46,10 +49,15 @@ class _Factory:
             return make(self.env_id, **kwargs)
         if self.kind == "parallel":
             return turn_based_aec_to_parallel(make(self.env_id, **kwargs))
+        if self.kind == "vector":
+            return MancalaVectorEnv(self.env_id, **kwargs)
         return MancalaGymEnv(self.env_id, **kwargs)
 
     def __repr__(self) -> str:
-        maker = {"aec": "make", "parallel": "turn_based_aec_to_parallel(make", "gym": "MancalaGymEnv"}[self.kind]
+        maker = {
+            "aec": "make", "parallel": "turn_based_aec_to_parallel(make", "gym": "MancalaGymEnv",
+            "vector": "vector_gym.MancalaVectorEnv",
+        }[self.kind]
         return f"mancala_envs.{maker}({self.env_id!r}){')' if self.kind == 'parallel' else ''}"
 
 
@@ -62,7 +70,9 @@ def register_with_frameworks(env_id: str) -> None:
         pettingzoo.register("parallel", namespaced, entry_point=_Factory(env_id, "parallel"))
     if namespaced not in gymnasium.registry:
         # The single-agent env enforces the game's own ply cap, so no TimeLimit is added.
-        gymnasium.register(id=namespaced, entry_point=_Factory(env_id, "gym"))
+        gymnasium.register(
+            id=namespaced, entry_point=_Factory(env_id, "gym"), vector_entry_point=_Factory(env_id, "vector")
+        )
 
 
 def register_all() -> None:
