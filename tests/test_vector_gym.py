@@ -144,3 +144,19 @@ def test_gymnasium_vector_wrappers_work():
         if "episode" in info:
             lengths += info["episode"]["l"][info["_episode"]].tolist()
     assert lengths and min(lengths) >= 1
+
+
+def test_benchmark_script_runs_and_writes_its_file(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "vector_env.json"
+    cmd = [sys.executable, "benchmarks/vector_env.py", "--num-envs", "4", "--steps", "20", "--samples", "1", "--out", str(out)]
+    done = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(out.read_text())
+    assert figures["num_envs"] == 4 and figures["speedup"] > 0  # no timing is asserted
+    assert "speedup" in done.stdout
