@@ -30,7 +30,9 @@
 * ``render_mode``: ``"ansi"`` (the text board), ``"rgb_array"`` (the picture as an
   ``(H, W, 3)`` uint8 array, the sizes of ``mancala_envs.env``'s Rendering section, the last
   move of either side ringed) or ``"human"`` (a pygame window redrawn after every reset and
-  step). The pictures need ``pip install "mancala-envs[render]"``.
+  step). The pictures need ``pip install "mancala-envs[render]"``; without it, ``"human"``
+  fails at once, ``"rgb_array"`` only when ``render()`` is called (SB3's ``make_vec_env``
+  asks every env for ``"rgb_array"``, frames wanted or not).
 * ``reset(options={"state": S})`` starts from a position (a ``State`` of the same game and
   options, or a ``to_json()`` dict), as the AEC env does; the learner's seat follows
   ``learner_seat`` and the opponent moves first if it is its turn. A ``State`` of another game
@@ -65,7 +67,7 @@ from .core.errors import IllegalActionError, InvalidOptionError, InvalidStateErr
 from .core.game import Game, State
 from .env import start_option
 from .registry import game_of
-from .render import PICTURE_MODES, RENDER_FPS, Painter
+from .render import PICTURE_MODES, RENDER_FPS, Painter, RenderUnavailableError
 
 _RESET_ATTEMPTS = 100
 
@@ -157,8 +159,16 @@ class MancalaGymEnv(gymnasium.Env):
                 f"render_mode={render_mode!r} is not supported; use one of {self.metadata['render_modes']} or None"
             )
         self._painter = None
+        self._render_error: RenderUnavailableError | None = None
         if render_mode in PICTURE_MODES:
-            self._painter = Painter(self.game, render_mode)
+            try:
+                self._painter = Painter(self.game, render_mode)
+            except RenderUnavailableError as err:
+                # SB3's make_vec_env asks every env for "rgb_array" in case frames are wanted:
+                # without pygame the env still plays, and only render() says what to install.
+                if render_mode != "rgb_array":
+                    raise
+                self._render_error = err
         self.opponent = resolve_opponent(opponent)
         self.learner_seat_mode = learner_seat
         self.render_mode = render_mode
@@ -247,6 +257,8 @@ class MancalaGymEnv(gymnasium.Env):
         return self.state.action_mask().astype(bool)
 
     def render(self) -> str | np.ndarray | None:
+        if self._render_error is not None:
+            raise self._render_error
         if self.render_mode == "ansi":
             return str(self.state)
         if self._painter is not None:

@@ -41,6 +41,7 @@ Since the id has a vector entry point, ``gym.make_vec("mancala/kalah-v0", num_en
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import gymnasium
@@ -80,7 +81,7 @@ class MancalaVectorEnv(gymnasium.vector.VectorEnv):
         self.batched_opponent = opponent is None or opponent == "random"
         self.opponent = None if self.batched_opponent else resolve_opponent(opponent)
         self.learner_seat_mode = learner_seat
-        self.metadata = dict(self.metadata)
+        self.metadata = copy.deepcopy(self.metadata)  # per instance: wrappers may edit it
         low, high = self.game.observation_bounds()
         self.single_observation_space = spaces.Box(low, high, (self.game.observation_size,), np.float32)
         self.single_action_space = spaces.Discrete(self.game.num_actions)

@@ -232,3 +232,19 @@ def test_subproc_vec_env_in_fresh_interpreters(env_id, method):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "shape (2, 15)" in done.stdout
+
+
+def test_rgb_array_without_pygame_fails_only_on_render(monkeypatch):
+    import mancala_envs.render as render
+
+    def missing():
+        raise render.RenderUnavailableError('pygame is not installed: pip install "mancala-envs[render]"')
+
+    monkeypatch.setattr(render, "require_pygame", missing)
+    env = MancalaGymEnv("kalah-v0", render_mode="rgb_array")  # as SB3's make_vec_env asks
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    with pytest.raises(render.RenderUnavailableError, match="mancala-envs\\[render\\]"):
+        env.render()
+    with pytest.raises(render.RenderUnavailableError):
+        MancalaGymEnv("kalah-v0", render_mode="human")
