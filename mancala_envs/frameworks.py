@@ -54,11 +54,13 @@ class _Factory:
         return MancalaGymEnv(self.env_id, **kwargs)
 
     def __repr__(self) -> str:
-        maker = {
-            "aec": "make", "parallel": "turn_based_aec_to_parallel(make", "gym": "MancalaGymEnv",
-            "vector": "vector_gym.MancalaVectorEnv",
+        template = {
+            "aec": "mancala_envs.make({!r})",
+            "parallel": "turn_based_aec_to_parallel(mancala_envs.make({!r}))",
+            "gym": "mancala_envs.MancalaGymEnv({!r})",
+            "vector": "mancala_envs.MancalaVectorEnv({!r})",
         }[self.kind]
-        return f"mancala_envs.{maker}({self.env_id!r}){')' if self.kind == 'parallel' else ''}"
+        return template.format(self.env_id)
 
 
 def register_with_frameworks(env_id: str) -> None:

@@ -112,7 +112,7 @@ class MancalaVectorEnv(gymnasium.vector.VectorEnv):
     def step(self, actions: Any):
         batch = self.batch
         seats = self.seats.copy()
-        result = batch.step(np.asarray(actions, dtype=np.int64).reshape(self.num_envs))
+        result = batch.step(np.asarray(actions, dtype=np.int64))  # it checks the shape, and legality
         ended = result.terminated | result.truncated
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = result.terminated.copy()

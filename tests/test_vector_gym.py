@@ -126,6 +126,8 @@ def test_bad_input_is_refused_clearly():
     if illegal >= 0:
         with pytest.raises(IllegalActionError, match="not legal"):
             env.step(np.array([illegal, int(np.flatnonzero(env.action_masks()[1])[0])]))
+    with pytest.raises(IllegalActionError, match="shape"):
+        env.step(np.zeros(3, dtype=np.int64))
     with pytest.raises(InvalidOptionError, match="learner_seat"):
         make_vec(learner_seat="random")
     with pytest.raises(InvalidOptionError, match="no options"):
