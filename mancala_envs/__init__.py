@@ -10,8 +10,9 @@ Quick use::
     state.apply(state.legal_actions()[0])
 
 Importing the package registers every id with PettingZoo (``pettingzoo.make("aec",
-"mancala/kalah-v0")``) and its single-agent version with Gymnasium
-(``gymnasium.make("mancala/kalah-v0")``).
+"mancala/kalah-v0")``, and ``"parallel"``) and its single-agent version with Gymnasium
+(``gymnasium.make("mancala/kalah-v0")``, and ``gymnasium.make_vec(..., num_envs=N)`` for the
+numba vector env ``MancalaVectorEnv``).
 """
 
 from .core.errors import (
@@ -25,6 +26,7 @@ from .core.errors import (
 from .core.game import Game, Kernel, State
 from .env import MancalaAEC
 from .gym import MancalaGymEnv
+from .vector_gym import MancalaVectorEnv
 from .frameworks import register_all as _register_all
 from .registry import get_entry, list_envs, make, make_game, make_game_from_args, parse_options, raw_env
 
@@ -41,6 +43,7 @@ __all__ = [
     "MancalaAEC",
     "MancalaError",
     "MancalaGymEnv",
+    "MancalaVectorEnv",
     "NotationError",
     "State",
     "UnknownEnvError",

@@ -12,7 +12,17 @@ All AEC bookkeeping lives here once; the rules come from the game's kernel.
   the game adds through ``Game.info`` (e.g. a komi-adjusted margin).
 * Reaching the game's ``max_plies`` sets ``truncations`` (rewards 0): never a draw.
 * ``render_mode``: ``"ansi"``, ``"rgb_array"`` or ``"human"`` (see Rendering below).
-* ``env.state`` is the live ``State``. ``copy.deepcopy`` and ``pickle`` keep the game.
+* ``env.unwrapped.game_state`` is the live ``State``. ``env.state()`` is PettingZoo's global
+  state: the whole position as ``player_0`` observes it (every game here has perfect
+  information, and the observation says whose turn it is), a float32 array in
+  ``env.state_space`` (the observation ``Box``). ``copy.deepcopy`` and ``pickle`` keep the game.
+* ``reset(options={"state": S})`` starts from a position: a ``State`` of this same game (same
+  family and options; it is copied) or a ``State.to_json()`` dict. A ``State`` of another game
+  or board size raises ``InvalidStateError``. Any other option key is ignored with a warning
+  naming it: PettingZoo's own ``api_test`` and ``parallel_api_test`` reset with
+  ``options={"options": 1}`` and expect that to work (the Gymnasium env refuses them).
+* ``metadata`` is copied per instance, so wrappers that edit it (PettingZoo's
+  ``CaptureStdoutWrapper`` appends to ``render_modes``) change only their own env.
 * An out-of-range or illegal action raises ``IllegalActionError`` naming the legal actions
   (the error subsumes PettingZoo's ``AssertOutOfBoundsWrapper`` with a clearer message).
   ``make(..., illegal_action="terminate")`` applies PettingZoo's ``TerminateIllegalWrapper``
@@ -22,7 +32,7 @@ Rendering
 ---------
 ``metadata["render_modes"]`` is ``["ansi", "rgb_array", "human"]``, ``render_fps`` 4.
 
-* ``"ansi"``: ``render()`` returns the text board (``str(env.state)``).
+* ``"ansi"``: ``render()`` returns the text board (``str(env.unwrapped.game_state)``).
 * ``"rgb_array"``: ``render()`` returns the picture as an ``(H, W, 3)`` ``uint8`` array. Its
   size is fixed per board layout: 800 x 360 (W x H) for every ``kalah-*`` id and
   ``afrika-v0``, 960 x 320 for ``progressive-*``, 800 x 720 for ``rondell-*``, 960 x 720 for
@@ -36,10 +46,28 @@ The pictures need pygame (``pip install "mancala-envs[render]"``); asking for th
 it raises ``RenderUnavailableError`` (a ``MancalaError``) naming the install line. With
 ``render_mode`` None or ``"ansi"`` the env does no drawing work at all: only the picture
 modes remember the last move.
+
+Parallel API
+------------
+``pettingzoo.make("parallel", "mancala/kalah-v0")`` (or ``turn_based_aec_to_parallel(make(...))``)
+gives the same game through PettingZoo's turn-based conversion: each ``step`` takes a dict
+with an action for the agent to move (``infos[agent]["active_agent"]`` names it; the other
+agent's action is ignored), and an extra turn simply selects the same agent again.
+
+Version history
+---------------
+* Unreleased (after 0.1.0): the live position moved from ``env.state`` to
+  ``env.unwrapped.game_state``, because the attribute shadowed PettingZoo's ``state()``
+  method (``env.state()`` raised ``TypeError``). ``state()`` and ``state_space`` are new, as are
+  the checks of ``reset`` options and the per-instance ``metadata``. No game changed, so the
+  ids stay ``-v0``.
+* 0.1.0: initial release.
 """
 
 from __future__ import annotations
 
+import copy
+import warnings
 from typing import Any
 
 import gymnasium
@@ -48,7 +76,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .core.errors import MancalaError
+from .core.errors import InvalidOptionError, InvalidStateError, MancalaError
 from .core.game import Game, State
 from .render import PICTURE_MODES, RENDER_FPS, Painter
 
@@ -78,7 +106,8 @@ class MancalaAEC(AECEnv):
         self._painter = None
         if render_mode in PICTURE_MODES:
             self._painter = Painter(game, render_mode)  # fails here, clearly, without pygame
-        self.metadata = dict(self.metadata, name=game.env_id)
+        self.metadata = copy.deepcopy(self.metadata)  # per instance: wrappers may edit it
+        self.metadata["name"] = game.env_id
         self.possible_agents = list(AGENTS)
         low, high = game.observation_bounds()
         obs_space = spaces.Dict(
@@ -88,12 +117,17 @@ class MancalaAEC(AECEnv):
             }
         )
         act_space = spaces.Discrete(game.num_actions)
+        self.state_space = spaces.Box(low, high, (game.observation_size,), np.float32)
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: act_space for a in AGENTS}
         self._scores = np.zeros(2, dtype=np.float64)
-        self.state: State = game.new_state()
+        self.game_state: State = game.new_state()
         self._seed: int | None = None
         self._begin()
+
+    def state(self) -> np.ndarray:
+        """The global state: the whole position as ``player_0`` observes it (see ``state_space``)."""
+        return self.game_state.observation(0)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -104,18 +138,16 @@ class MancalaAEC(AECEnv):
     # -- episode ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a game. ``options={"state": State or to_json() dict}`` starts from a position."""
+        start = start_option(self.game, options, unknown="warn")
         if seed is not None:
             self._seed = seed
             for space in self.action_spaces.values():
                 space.seed(seed)
-        start = (options or {}).get("state")
         if start is None:
             # Without a new seed, successive resets take fresh seeds from the first one.
-            self.state = self.game.new_state(self._next_seed())
-        elif isinstance(start, State):
-            self.state = start.clone()
+            self.game_state = self.game.new_state(self._next_seed())
         else:
-            self.state = self.game.state_from_json(start)
+            self.game_state = start
         self._begin()
         if self._painter is not None:
             self._painter.forget()
@@ -137,12 +169,12 @@ class MancalaAEC(AECEnv):
         self.truncations = {a: False for a in AGENTS}
         self.infos = {a: {} for a in AGENTS}
         self._skip_agent_selection = None
-        self.agent_selection = AGENTS[max(self.state.current_player, 0)]
+        self.agent_selection = AGENTS[max(self.game_state.current_player, 0)]
         self._after_move()
 
     def _after_move(self) -> None:
         """Selection, end of game, truncation and infos after the position changed."""
-        state = self.state
+        state = self.game_state
         player = state.current_player
         game = self.game
         game.kernel.scores(state.array, game.params, self._scores)
@@ -169,9 +201,9 @@ class MancalaAEC(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         painter = self._painter
         if painter is None:
-            self.state.apply(_as_int(action))
+            self.game_state.apply(_as_int(action))
         else:
-            painter.apply(self.state, _as_int(action))
+            painter.apply(self.game_state, _as_int(action))
         self._after_move()
         # rewards are nonzero only on the step that ends the game, so nothing needs clearing
         self._accumulate_rewards()
@@ -184,7 +216,7 @@ class MancalaAEC(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = AGENTS.index(agent)
-        state = self.state
+        state = self.game_state
         obs = state.observation(player)
         if state.current_player == player:
             mask = state.action_mask()
@@ -200,8 +232,8 @@ class MancalaAEC(AECEnv):
             )
             return None
         if self._painter is None:
-            return str(self.state)
-        return self._painter.render(self.state)
+            return str(self.game_state)
+        return self._painter.render(self.game_state)
 
     def close(self) -> None:
         if self._painter is not None:
@@ -213,6 +245,42 @@ class MancalaAEC(AECEnv):
 
     def __setstate__(self, data: dict) -> None:
         self.__dict__.update(data)
+
+
+RESET_OPTIONS = ("state",)
+
+
+def start_option(game: Game, options: dict[str, Any] | None, unknown: str = "raise") -> State | None:
+    """The start position of ``reset(options=...)`` (a copy), or None for a new game.
+
+    Refuses positions of another game: a ``State`` must belong to a game of the same family
+    with the same options (board size, variant). Option keys other than ``"state"`` raise
+    ``InvalidOptionError``, or with ``unknown="warn"`` are ignored with a warning.
+    """
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise InvalidOptionError(f"{game.env_id}: reset options must be a dict, got {type(options).__name__}")
+    unknown_keys = sorted(str(k) for k in options if k not in RESET_OPTIONS)
+    if unknown_keys:
+        message = (
+            f"{game.env_id}: unknown reset option {', '.join(map(repr, unknown_keys))}; the only reset option is "
+            f"'state' (a State of this game or a State.to_json() dict)"
+        )
+        if unknown != "warn":
+            raise InvalidOptionError(message)
+        warnings.warn(message + "; ignored", stacklevel=3)
+    start = options.get("state")
+    if start is None:
+        return None
+    if isinstance(start, State):
+        if start.game != game:
+            raise InvalidStateError(
+                f"reset(options={{'state': ...}}): the State belongs to {start.game!r}, but this env plays "
+                f"{game!r}; give a State of the same game and options, or a to_json() dict"
+            )
+        return State(game, start.array.copy())
+    return game.state_from_json(start)
 
 
 def _as_int(action: Any) -> Any:

@@ -161,7 +161,9 @@ class BatchStep:
 class BatchEnv:
     """B games of one registered id stepped together (see the module docstring)."""
 
-    def __init__(self, env_id: str | Game, num_envs: int, seed: int | None = None, **options: Any):
+    def __init__(
+        self, env_id: str | Game, num_envs: int, seed: int | None = None, parallel: bool | None = None, **options: Any
+    ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.game = game_of(env_id, **options)
@@ -170,7 +172,8 @@ class BatchEnv:
         self.num_actions = game.num_actions
         self.observation_size = game.observation_size
         self.max_plies = game.ply_cap
-        self.parallel = self.num_envs >= PARALLEL_MIN_GAMES
+        # parallel: None picks by size; a caller making many small partial steps may prefer False
+        self.parallel = self.num_envs >= PARALLEL_MIN_GAMES if parallel is None else bool(parallel)
         self._step, self._reset_all = _compile(game.kernel, self.parallel)
         B = self.num_envs
         self.states = np.zeros((B, game.state_size), dtype=np.int32)

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import copy
 import pickle
+import warnings
 
 import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, seed_test
+from pettingzoo.utils.wrappers import CaptureStdoutWrapper
 
 import mancala_envs
-from mancala_envs import make
+from mancala_envs import InvalidStateError, make
 
 ENV_IDS = mancala_envs.list_envs()
 
@@ -78,7 +80,7 @@ def test_random_games_spaces_and_dtypes(env_id):
             if terminated or truncated:
                 env.step(None)
                 continue
-            state = env.unwrapped.state
+            state = env.unwrapped.game_state
             assert agent == f"player_{state.current_player}"
             assert np.flatnonzero(obs["action_mask"]).tolist() == state.legal_actions()
             other = "player_1" if agent == "player_0" else "player_0"
@@ -105,7 +107,7 @@ def test_terminal_rewards_match_the_kernel_returns(env_id):
                 env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         r0, term0, trunc0, scores = final["player_0"]
         r1, _, _, _ = final["player_1"]
-        state = env.unwrapped.state
+        state = env.unwrapped.game_state
         assert [scores["player_0"], scores["player_1"]] == state.scores()
         if term0:
             # the rules decide (stores, komi, give-away ...): the rewards are the kernel's returns
@@ -144,9 +146,9 @@ def test_deepcopy_and_pickle_keep_the_game(env_id):
     for _ in range(6):
         obs, *_ = env.last()
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    position = env.unwrapped.state.to_json()
+    position = env.unwrapped.game_state.to_json()
     for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
-        assert twin.unwrapped.state.to_json() == position
+        assert twin.unwrapped.game_state.to_json() == position
         assert twin.agent_selection == env.agent_selection
         # the twins continue identically and independently
         obs_a = env.last()[0]
@@ -154,7 +156,7 @@ def test_deepcopy_and_pickle_keep_the_game(env_id):
         np.testing.assert_array_equal(obs_a["observation"], obs_b["observation"])
         action = int(np.flatnonzero(obs_b["action_mask"])[0])
         twin.step(action)
-        assert env.unwrapped.state.to_json() == position
+        assert env.unwrapped.game_state.to_json() == position
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
@@ -173,7 +175,7 @@ def test_ansi_render_is_the_text_board(env_id):
     env = make(env_id, render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
-    assert isinstance(text, str) and text == str(env.unwrapped.state)
+    assert isinstance(text, str) and text == str(env.unwrapped.game_state)
     assert env_id in text
 
 
@@ -182,10 +184,10 @@ def test_reset_from_a_given_position():
     game = env.unwrapped.game
     start = {"pits": [[0, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 0]], "stores": [20, 25], "to_move": 0}
     env.reset(options={"state": start})
-    assert env.unwrapped.state.to_json()["pits"] == start["pits"]
+    assert env.unwrapped.game_state.to_json()["pits"] == start["pits"]
     env.step(5)  # the last seed enters player_0's store: extra turn, but no seeds left
     assert all(env.terminations.values())
-    assert env.unwrapped.state.scores() == [21, 27]
+    assert env.unwrapped.game_state.scores() == [21, 27]
     assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
     # a State object works too and is copied, not shared
     state = game.new_state()
@@ -213,3 +215,54 @@ def test_same_seed_same_game_through_the_env():
 
     assert record(4) == record(4)
     assert record(4) != record(5)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_parallel_api_and_global_state(env_id):
+    par = pettingzoo.make("parallel", f"mancala/{env_id}")
+    parallel_api_test(par, num_cycles=300)
+    par.reset(seed=0)
+    state = par.state()
+    assert par.state_space.contains(state)
+    np.testing.assert_array_equal(state, par.unwrapped.game_state.observation(0))
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_state_is_the_global_state_method(env_id):
+    env = make(env_id)
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        obs, *_ = env.last()
+        if not obs["action_mask"].any():
+            break
+        state = env.state()
+        assert state.dtype == np.float32 and env.state_space.contains(state)
+        # player_0's observation is the whole position, in a fixed seat's frame
+        if env.agent_selection == "player_0":
+            np.testing.assert_array_equal(state, obs["observation"])
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_metadata_is_per_instance():
+    class_modes = list(mancala_envs.MancalaAEC.metadata["render_modes"])
+    wrapped = CaptureStdoutWrapper(mancala_envs.raw_env("kalah-v0", render_mode="human"))
+    assert wrapped.metadata["render_modes"].count("ansi") == 2
+    assert mancala_envs.MancalaAEC.metadata["render_modes"] == class_modes
+    assert make("kalah-v0").metadata["render_modes"] == class_modes
+
+
+def test_reset_refuses_states_of_another_game():
+    env = make("kalah-v0")
+    with pytest.raises(InvalidStateError, match="pits=4"):
+        env.reset(options={"state": mancala_envs.make_game("kalah-v0", pits=4).new_state()})
+    with pytest.raises(InvalidStateError, match="KalahGame\\('kalah-basic-v0'"):
+        env.reset(options={"state": mancala_envs.make_game("kalah-basic-v0").new_state()})
+    with pytest.raises(InvalidStateError):
+        env.reset(options={"state": {"holes": [1, 2, 3]}})  # a JSON position of another game
+    # unknown keys are ignored with a warning naming them (PettingZoo's api_test resets with one)
+    with pytest.warns(UserWarning, match="unknown reset option 'seat'"):
+        env.reset(options={"seat": 1})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.reset(options={})

@@ -283,17 +283,17 @@ def test_a_move_ending_in_an_empty_hole_gives_the_opponent_a_bonus_move():
     env.reset(options={"state": position([0] * 5 + [3] + [0] * 5, 0, [26, 26], EAST)})
     assert env.agent_selection == "player_0"
     env.step(game.action_of(EAST, 6))
-    assert env.unwrapped.state.to_json()["holes"] == [0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+    assert env.unwrapped.game_state.to_json()["holes"] == [0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0]
     assert env.agent_selection == "player_1"
     assert env.infos["player_1"]["moves_left"] == 2 and env.infos["player_1"]["bonus"] == 0
     env.step(game.action_of(WEST, 3))  # 3 -> 4 (held 1): relay 2: 5, 6; hole 6 was empty: ends
-    assert env.unwrapped.state.to_json()["holes"] == [0, 0, 0, 0, 2, 1, 0, 0, 0, 0, 0]
+    assert env.unwrapped.game_state.to_json()["holes"] == [0, 0, 0, 0, 2, 1, 0, 0, 0, 0, 0]
     assert env.agent_selection == "player_1", "the bonus move selects the same agent again"
     assert env.infos["player_0"]["moves_left"] == 1 and env.infos["player_0"]["bonus"] == 1
     obs = env.observe("player_1")["observation"]
     assert obs[11 + 4] == 1 and obs[11 + 5] == 1  # one move left, bonus 1 for East so far
     env.step(game.action_of(WEST, 6))  # 6 -> 7, empty: East gets 1 + 2 moves
-    assert env.unwrapped.state.to_json()["holes"] == [0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0]
+    assert env.unwrapped.game_state.to_json()["holes"] == [0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0]
     assert env.agent_selection == "player_0"
     assert env.infos["player_0"]["moves_left"] == 3 and env.infos["player_0"]["bonus"] == 0
 
@@ -314,7 +314,7 @@ def test_bonus_moves_accumulate_across_turns_1_2_3_4():
             assert env.infos[f"player_{player}"]["bonus"] == k
             env.step(game.action_of(player, hole))
     #       [1][1][0][0][1][0][1][0][1][1][0]
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert state.to_json() == position(
         [1, 1, 0, 0, 1, 0, 1, 0, 1, 1, 0], 0, [24, 25], WEST, moves_left=4, plies=6,
         last_action=game.action_of(EAST, 8), last_player=EAST, last_end=7,
@@ -353,7 +353,7 @@ def test_the_game_ends_mid_turn_when_the_last_stone_is_captured():
     env = mancala_envs.make("progressive-v0")
     env.reset(options={"state": position([0] * 10 + [1], 2, [27, 25], WEST, moves_left=3)})
     env.step(10)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert state.to_json() == position(
         [0] * 11, 0, [27, 28], WEST, moves_left=2, plies=1, last_action=10, last_player=WEST, last_end="goal"
     )

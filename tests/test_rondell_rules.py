@@ -58,7 +58,7 @@ def test_deal_is_seeded_round_the_ring_and_player_0_starts():
     # the env's reset seed is the deal's seed
     env = mancala_envs.make("rondell-v0")
     env.reset(seed=3)
-    assert env.unwrapped.state.to_json() == a.to_json()
+    assert env.unwrapped.game_state.to_json() == a.to_json()
 
 
 @pytest.mark.parametrize("env_id, piles, cards", [("rondell-v0", 9, 6), ("rondell-expert-v0", 16, 7)])
