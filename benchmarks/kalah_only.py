@@ -124,3 +124,52 @@ def kalah_only_playouts(n_games: int, seed: int) -> tuple[int, int, int, float]:
     start = time.perf_counter()
     moves, finished, truncated = _kalah_only_loop(n_games, seed, state)
     return int(moves), int(finished), int(truncated), time.perf_counter() - start
+
+
+# -- the same games by hand in plain Python: what a user writes without any library -----------
+def plain_python_kalah_playouts(budget: float, seed: int = 0) -> tuple[int, int, float]:
+    """(moves, games, seconds): random Kalah(6,4) games in plain Python for ``budget`` seconds.
+
+    A list for the board (same ring as above), ``random.choice`` over the legal holes; the
+    same rules as ``_kalah_only_loop``.
+    """
+    import random
+
+    choose = random.Random(seed).choice
+    moves = games = 0
+    start = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < budget:
+        board = [SEEDS] * PITS + [0] + [SEEDS] * PITS + [0]
+        player = 0
+        plies = 0
+        while plies < MAX_PLIES:
+            base = player * (PITS + 1)
+            legal = [i for i in range(base, base + PITS) if board[i]]
+            if not legal:
+                break
+            origin = choose(legal)
+            own_store = base + PITS
+            opponent_store = 2 * PITS + 1 - base
+            seeds = board[origin]
+            board[origin] = 0
+            pos = origin
+            while seeds:
+                pos = pos + 1 if pos < RING - 1 else 0
+                if pos != opponent_store and pos != origin:
+                    board[pos] += 1
+                    seeds -= 1
+            plies += 1
+            if pos != own_store:
+                if board[pos] == 1 and base <= pos < own_store and board[2 * PITS - pos]:
+                    board[own_store] += board[2 * PITS - pos] + 1
+                    board[2 * PITS - pos] = 0
+                    board[pos] = 0
+                player = 1 - player
+        for p in (0, 1):  # leftovers to their owners
+            b = p * (PITS + 1)
+            board[b + PITS] += sum(board[b : b + PITS])
+        moves += plies
+        games += 1
+        elapsed = time.perf_counter() - start
+    return moves, games, elapsed
