@@ -276,9 +276,14 @@ class BatchEnv:
         )
 
     def _parallel_step(self, arguments: tuple) -> int:
-        """The step on the thread count ``self.threads`` chooses (numba's setting is restored)."""
-        threads = self.threads.next_count()
+        """The step on the thread count ``self.threads`` chooses (numba's setting is restored).
+
+        A caller that set numba to one thread (``numba.set_num_threads(1)``) gets one thread.
+        """
         before = numba.get_num_threads()
+        if before == 1:
+            return self._step(*arguments)
+        threads = self.threads.next_count()
         numba.set_num_threads(threads)
         try:
             start = time.perf_counter()
