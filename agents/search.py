@@ -105,6 +105,7 @@ import numpy as np
 from numba import njit
 
 from mancala_envs.core.game import Game, State
+from mancala_envs.core.compiled import cached_njit
 from mancala_envs.core.inline import inline_kernel, inlined, unowned
 from mancala_envs.core.jit_helpers import copy_into, hash_observations, hash_state, past_deadline
 
@@ -341,8 +342,8 @@ NEXT_MOVE = 1
 RETURN_VALUE = 2
 
 
-# Not cache=True: the kernel's functions are closure variables; numba compiles this loop
-# once per kernel, heuristic and process, a few seconds.
+# The kernel's functions are closure variables, so numba's cache=True cannot keep this loop;
+# core.compiled.cached_njit caches it on disk per kernel and heuristic (a new process loads it).
 @functools.cache
 def _build_negamax(kernel, heuristic):
     """The search loop for one kernel and leaf evaluation, with both compiled into it.
@@ -429,7 +430,7 @@ def _build_negamax(kernel, heuristic):
         _open_child(line, d, child_player == me, settings.depth == SOLVER_DEPTH)
         return True, 0.0
 
-    @njit
+    @cached_njit
     def negamax(params_owned, root, settings, tables_owned, line_owned, buffers_owned):
         """Search ``root`` (its player to move >= 0): (value, mover's view; best move), or (0, -1) out of time."""
         # views without reference counts: the caller's arrays outlive this call

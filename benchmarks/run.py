@@ -33,6 +33,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import random
 import statistics
 import sys
 import time
@@ -56,13 +57,21 @@ TARGETS = {
         "value": 10_000_000.0,
         "text": "kernel random playouts of Kalah(6,4) >= 10 M moves/s on one core",
     },
+    "kernel_vs_kalah_only": {
+        "value": 0.9,
+        "text": "generic kernel (random_playouts, kalah-v0) >= 0.9x a Kalah-only numba loop, same run",
+    },
     "aec_vs_tictactoe": {
         "value": 3.0,
-        "text": "AEC env steps/s >= 3x PettingZoo tictactoe_v3 steps/s (same loop)",
+        "text": "AEC env steps/s >= 3x PettingZoo tictactoe_v3 steps/s (same lean loop)",
+    },
+    "batch_steps_per_s": {
+        "value": 20_000_000.0,
+        "text": "BatchEnv Kalah(6,4) at B=1024 on 2 cores >= 20 M steps/s (observations and masks included)",
     },
     "batch_vs_openspiel": {
         "value": 20.0,
-        "text": "BatchEnv random play at B=1024 on 2 cores >= 20x OpenSpiel's mancala pyspiel loop (moves/s)",
+        "text": "BatchEnv random play at B=1024 on 2 cores >= 20x OpenSpiel's lean mancala loop (moves/s)",
     },
     "ppo_vs_trivial": {
         "value": 0.8,
@@ -72,6 +81,11 @@ TARGETS = {
         "value": 2.0,
         "text": "MCTS simulations/s on Kalah(6,4) >= 2x OpenSpiel's C++ MCTSBot, one core each",
     },
+    "cold_start_seconds": {
+        "value": 1.0,
+        "lower_is_better": True,
+        "text": "a new process (warm numba cache) plays its first alpha-beta / MCTS move within 1 s",
+    },
 }
 
 # (repeats, seconds per repeat) for each kind of figure
@@ -79,18 +93,23 @@ MODES = {
     # the test suite's smoke run: every code path, tiny budgets, small batches (serial compile)
     "smoke": {"kernel": (1, 0.05), "kernel_by_id": (1, 0.05), "python_loop": (1, 0.05), "aec_by_id": (1, 0.05),
               "batch": (1, 0.05), "batch_by_id": (1, 0.05), "ppo": ((4, 256),),
-              "mcts": (1, 200), "mcts_by_id": None, "alphabeta_by_id": None},
+              "mcts": (1, 200), "mcts_by_id": None, "alphabeta_by_id": None, "kernel_limit": (1, 0.05),
+              "cold_start": None},
     "quick": {"kernel": (3, 0.4), "kernel_by_id": (1, 0.3), "python_loop": (3, 0.5), "aec_by_id": (1, 0.3),
               "batch": (3, 0.5), "batch_by_id": (1, 0.3),
               "ppo": ((8, 8192), (16, 16384), (32, 32768), (64, 65536)),
-              "mcts": (5, 20_000), "mcts_by_id": (1, 5_000), "alphabeta_by_id": (1, 0.3)},
+              "mcts": (5, 20_000), "mcts_by_id": (1, 5_000), "alphabeta_by_id": (1, 0.3), "kernel_limit": (7, 0.3),
+              "cold_start": 3},
     "full": {"kernel": (5, 3.0), "kernel_by_id": (3, 1.5), "python_loop": (5, 3.0), "aec_by_id": (3, 1.0),
              "batch": (5, 2.0), "batch_by_id": (3, 1.0),
              "ppo": ((8, 32768), (16, 65536), (32, 131072), (64, 262144)),
-             "mcts": (9, 20_000), "mcts_by_id": (3, 20_000), "alphabeta_by_id": (3, 2.0)},
+             "mcts": (9, 20_000), "mcts_by_id": (3, 20_000), "alphabeta_by_id": (3, 2.0), "kernel_limit": (15, 1.0),
+             "cold_start": 5},
 }
 # mcts: (repeats, simulations per search); alphabeta_by_id: (repeats, seconds per search);
-# None: the figure is skipped (the smoke run measures the search on kalah-v0 only)
+# kernel_limit: (alternated repeats, seconds each); cold_start: warm processes per agent;
+# None: the figure is skipped (the smoke run measures the search on kalah-v0 only, and no
+# cold start: its first-ever compile alone takes tens of seconds)
 
 KERNEL_ID = "kalah-v0"
 
@@ -186,6 +205,105 @@ def bench_kernel(env_id: str, repeats: int, seconds: float, seed: int = 12345) -
         mean_game_length=moves / (n_games * repeats),
         first_call_seconds=compile_seconds,
     )
+
+
+def bench_kernel_limit(repeats: int, seconds: float, seed: int = 777) -> dict[str, Any]:
+    """The generic kernel against the Kalah-only loop (``benchmarks/kalah_only.py``), one core.
+
+    ``random_playouts`` on kalah-v0 (generic and ``specialise=True``) and the Kalah-only
+    loop play the same games (same seeds, checked here), alternated repeat by repeat so that
+    the machine's load weighs on all three alike; the ratios are medians of per-repeat ratios.
+    """
+    import mancala_envs
+    from mancala_envs.core.playout import random_playouts
+
+    limit = _bench_module("kalah_only")
+    game = mancala_envs.make_game(KERNEL_ID)
+    first = {}
+    for specialise in (False, True):
+        start = time.perf_counter()
+        random_playouts(game, 10, seed, specialise=specialise)  # loads or compiles the loop
+        first["specialised" if specialise else "generic"] = time.perf_counter() - start
+    limit.kalah_only_playouts(10, seed)
+    probe = random_playouts(game, 2000, seed, specialise=True)
+    moves, finished, _, _ = limit.kalah_only_playouts(2000, seed)
+    same_games = probe.moves == moves and probe.finished == finished
+    n_games = max(200, int(probe.games / max(probe.seconds, 1e-9) * seconds))
+    rates: dict[str, list[float]] = {"generic": [], "specialised": [], "kalah_only": []}
+    for r in range(repeats):
+        for specialise in (False, True):
+            totals = random_playouts(game, n_games, seed + r, specialise=specialise)
+            rates["specialised" if specialise else "generic"].append(totals.moves / totals.seconds)
+        moves, _, _, spent = limit.kalah_only_playouts(n_games, seed + r)
+        rates["kalah_only"].append(moves / spent)
+    ratio = {name: statistics.median(a / b for a, b in zip(rates[name], rates["kalah_only"]))
+             for name in ("generic", "specialised")}
+    return {
+        "status": "ok",
+        "env_id": KERNEL_ID,
+        "games_per_repeat": n_games,
+        "same_games": same_games,
+        "first_call_seconds": first,
+        "generic": _summary(rates["generic"], "moves/s"),
+        "specialised": _summary(rates["specialised"], "moves/s"),
+        "kalah_only": _summary(rates["kalah_only"], "moves/s"),
+        "ratio_generic": ratio["generic"],
+        "ratio_specialised": ratio["specialised"],
+    }
+
+
+# -- (l): cold start ----------------------------------------------------------------------------
+COLD_START_AGENTS = ("alphabeta:depth=4", "mcts:sims=1000")
+_COLD_START_CODE = """
+import json, sys, time
+t0 = time.perf_counter()
+import mancala_envs
+from mancala_envs.agents.specs import make_agent
+t1 = time.perf_counter()
+state = mancala_envs.make_game(sys.argv[1]).new_state(0)
+make_agent(sys.argv[2], seed=0).act(state)
+t2 = time.perf_counter()
+print(json.dumps({"import_seconds": t1 - t0, "first_move_seconds": t2 - t1, "cpu_seconds": time.process_time()}))
+"""
+
+
+def _one_process(env_id: str, spec: str, env: dict[str, str]) -> dict[str, float]:
+    import subprocess
+
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", _COLD_START_CODE, env_id, spec], env=env, capture_output=True,
+                          text=True, check=True)
+    wall = time.perf_counter() - start
+    return {"process_seconds": wall, **json.loads(done.stdout.strip().splitlines()[-1])}
+
+
+def bench_cold_start(repeats: int) -> dict[str, Any]:
+    """A new process's first search move: wall time from launching ``python`` to the move.
+
+    ``cpu_seconds`` is the process's CPU time up to the move (interpreter start, imports,
+    cache loads, the search): what the wall time would be on an idle core. On a loaded
+    machine the wall time is the CPU time stretched by the load.
+
+    ``first_ever``: with an empty numba cache (a fresh ``NUMBA_CACHE_DIR``), so everything
+    compiles: the kernels and the search loop. ``warm``: later processes with that cache
+    (the median of ``repeats``), the case of every run after the first.
+    """
+    import tempfile
+
+    out: dict[str, Any] = {"status": "ok", "env_id": KERNEL_ID, "agents": {}}
+    with tempfile.TemporaryDirectory(prefix="mancala-numba-cache-") as cache_dir:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+        for spec in COLD_START_AGENTS:
+            first_ever = _one_process(KERNEL_ID, spec, env)
+            warm = [_one_process(KERNEL_ID, spec, env) for _ in range(repeats)]
+            out["agents"][spec] = {
+                "first_ever": first_ever,
+                "warm": {key: statistics.median(w[key] for w in warm) for key in warm[0]},
+                "warm_samples": warm,
+            }
+    out["value"] = max(a["warm"]["process_seconds"] for a in out["agents"].values())
+    out["unit"] = "s"
+    return out
 
 
 # -- (g), (h): the batched engine and self-play training -----------------------------------
@@ -329,7 +447,7 @@ def aec_loop(env, budget: float, seed0: int = 0) -> tuple[int, int, int, float]:
 
     Returns (env.step calls, moves with an action, games, seconds).
     """
-    rng = np.random.default_rng(seed0)
+    choice = random.Random(seed0).choice
     steps = moves = games = 0
     start = time.perf_counter()
     elapsed = 0.0
@@ -340,8 +458,7 @@ def aec_loop(env, budget: float, seed0: int = 0) -> tuple[int, int, int, float]:
             if termination or truncation:
                 action = None
             else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.integers(len(legal))])
+                action = int(choice(np.flatnonzero(obs["action_mask"])))
                 moves += 1
             env.step(action)
             steps += 1
@@ -373,27 +490,23 @@ def bench_aec(make_env: Callable[[], Any], repeats: int, seconds: float) -> dict
 
 
 def bench_openspiel(repeats: int, seconds: float) -> dict[str, Any]:
+    """OpenSpiel's mancala at its leanest idiomatic Python loop (Python's ``random``, no numpy per move)."""
     try:
         import pyspiel
     except ImportError as exc:
         return _not_installed("open_spiel (pyspiel)", exc)
     game = pyspiel.load_game("mancala")
-    rng = np.random.default_rng(0)
+    choice = random.Random(0).choice
 
     def run_for(budget: float):
         moves = games = 0
         start = time.perf_counter()
         elapsed = 0.0
         while elapsed < budget:
-            state = game.new_initial_state()
+            state = game.new_initial_state()  # mancala has no chance nodes
             while not state.is_terminal():
-                if state.is_chance_node():  # none in mancala; kept so the loop is general
-                    outcomes, probs = zip(*state.chance_outcomes())
-                    state.apply_action(int(rng.choice(outcomes, p=probs)))
-                    continue
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
-                moves += 1
+                state.apply_action(choice(state.legal_actions()))
+            moves += state.move_number()
             games += 1
             elapsed = time.perf_counter() - start
         return moves, games, elapsed
@@ -407,14 +520,26 @@ def bench_openspiel(repeats: int, seconds: float) -> dict[str, Any]:
         seconds=spent,
         mean_game_length=moves / max(games, 1),
         game=str(game),
+        loop="state.apply_action(random.choice(state.legal_actions()))",
     )
+
+
+def bench_plain_python(repeats: int, seconds: float) -> dict[str, Any]:
+    """Kalah(6,4) written by hand in plain Python (``benchmarks/kalah_only.py``)."""
+    plain = _bench_module("kalah_only").plain_python_kalah_playouts
+
+    def run_for(budget: float):
+        return plain(budget)
+
+    rates, moves, games, spent = _repeat_loop(run_for, repeats, seconds)
+    return _summary(rates, "moves/s", moves=moves, games=games, seconds=spent, mean_game_length=moves / max(games, 1))
 
 
 def bench_state_api(env_id: str, repeats: int, seconds: float) -> dict[str, Any]:
     import mancala_envs
 
     game = mancala_envs.make_game(env_id)
-    rng = np.random.default_rng(0)
+    choice = random.Random(0).choice
     cap = game.max_plies
 
     def run_for(budget: float):
@@ -424,8 +549,7 @@ def bench_state_api(env_id: str, repeats: int, seconds: float) -> dict[str, Any]
         while elapsed < budget:
             state = game.new_state(games)
             while not state.is_terminal() and (cap is None or state.plies < cap):
-                legal = state.legal_actions()
-                state.apply(legal[rng.integers(len(legal))])
+                state.apply(choice(state.legal_actions()))
                 moves += 1
             games += 1
             elapsed = time.perf_counter() - start
@@ -442,14 +566,18 @@ def _tictactoe_env():
 
 
 # -- (i), (j), (k): the search agents -----------------------------------------------------------
-def _search_bench():
-    """``benchmarks/search.py``, whose functions measure the search figures."""
+def _bench_module(name: str):
+    """A module of ``benchmarks/`` (``search``: the search figures; ``kalah_only``: the speed limit)."""
+    import importlib
+
     here = str(ROOT / "benchmarks")
     if here not in sys.path:
         sys.path.insert(0, here)
-    import search
+    return importlib.import_module(name)
 
-    return search
+
+def _search_bench():
+    return _bench_module("search")
 
 
 def bench_mcts(env_id: str, repeats: int, sims: int) -> dict[str, Any]:
@@ -489,6 +617,16 @@ def _ratio(a: dict[str, Any], b: dict[str, Any], key_a: str = "value", key_b: st
     return a[key_a] / b[key_b]
 
 
+def _verdict(target: dict[str, Any], measured: float | None) -> dict[str, Any]:
+    if measured is None:
+        met = None
+    elif target.get("lower_is_better"):
+        met = measured <= target["value"]
+    else:
+        met = measured >= target["value"]
+    return {**target, "measured": measured, "met": met}
+
+
 def run(mode: str) -> dict[str, Any]:
     import numba
 
@@ -496,11 +634,15 @@ def run(mode: str) -> dict[str, Any]:
 
     numba.set_num_threads(1)
     plan = MODES[mode]
+    load_at_start = os.getloadavg()
     started = time.perf_counter()
     figures: dict[str, Any] = {}
 
     k_rep, k_sec = plan["kernel"]
     figures["kernel"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_kernel(KERNEL_ID, k_rep, k_sec)})
+
+    l_rep, l_sec = plan["kernel_limit"]
+    figures["kernel_limit"] = _guard(lambda: bench_kernel_limit(l_rep, l_sec))
 
     b_rep, b_sec = plan["kernel_by_id"]
     figures["kernel_by_id"] = {env_id: _guard(lambda e=env_id: bench_kernel(e, b_rep, b_sec)) for env_id in mancala_envs.list_envs()}
@@ -524,6 +666,7 @@ def run(mode: str) -> dict[str, Any]:
     figures["tictactoe"] = _guard(tictactoe)
     figures["openspiel"] = _guard(lambda: bench_openspiel(p_rep, p_sec))
     figures["state_api"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_state_api(KERNEL_ID, p_rep, p_sec)})
+    figures["plain_python"] = _guard(lambda: bench_plain_python(p_rep, p_sec))
 
     size = 64 if mode == "smoke" else BATCH_SIZE
     g_rep, g_sec = plan["batch"]
@@ -554,8 +697,19 @@ def run(mode: str) -> dict[str, Any]:
             env_id: _guard(lambda e=env_id: bench_alphabeta(e, a_rep, a_sec)) for env_id in mancala_envs.list_envs()
         }
 
+    if plan["cold_start"] is not None:
+        figures["cold_start"] = _guard(lambda: bench_cold_start(plan["cold_start"]))
+
+    limit = figures["kernel_limit"]
     ratios = {
+        "kernel_vs_kalah_only": limit.get("ratio_generic"),
+        "kernel_specialised_vs_kalah_only": limit.get("ratio_specialised"),
         "batch_vs_openspiel_moves": _ratio(figures["batch"], figures["openspiel"]),
+        "batch_vs_plain_python_moves": _ratio(figures["batch"], figures["plain_python"]),
+        "kernel_vs_plain_python_moves": _ratio(figures["kernel"], figures["plain_python"]),
+        "aec_vs_plain_python_moves": _ratio(figures["aec"], figures["plain_python"], key_a="moves_per_s"),
+        "state_api_vs_plain_python_moves": _ratio(figures["state_api"], figures["plain_python"]),
+        "openspiel_vs_plain_python_moves": _ratio(figures["openspiel"], figures["plain_python"]),
         "ppo_selfplay_vs_trivial_env": figures["ppo_selfplay"].get("ratio"),
         "ppo_selfplay_vs_trivial_env_by_envs": {n: fig.get("ratio") for n, fig in by_envs.items()},
         "kernel_vs_openspiel_moves": _ratio(figures["kernel"], figures["openspiel"]),
@@ -564,42 +718,20 @@ def run(mode: str) -> dict[str, Any]:
         "state_api_vs_openspiel_moves": _ratio(figures["state_api"], figures["openspiel"]),
         "mcts_vs_openspiel_sims": _ratio(figures["mcts"], figures["openspiel_mcts"]),
     }
-    kernel_value = figures["kernel"].get("value") if figures["kernel"].get("status") == "ok" else None
-    targets = {
-        "kernel_moves_per_s": {
-            **TARGETS["kernel_moves_per_s"],
-            "measured": kernel_value,
-            "met": None if kernel_value is None else kernel_value >= TARGETS["kernel_moves_per_s"]["value"],
-        },
-        "batch_vs_openspiel": {
-            **TARGETS["batch_vs_openspiel"],
-            "measured": ratios["batch_vs_openspiel_moves"],
-            "met": None
-            if ratios["batch_vs_openspiel_moves"] is None
-            else ratios["batch_vs_openspiel_moves"] >= TARGETS["batch_vs_openspiel"]["value"],
-        },
-        "ppo_vs_trivial": {
-            **TARGETS["ppo_vs_trivial"],
-            "measured": ratios["ppo_selfplay_vs_trivial_env"],
-            "met": None
-            if ratios["ppo_selfplay_vs_trivial_env"] is None
-            else ratios["ppo_selfplay_vs_trivial_env"] >= TARGETS["ppo_vs_trivial"]["value"],
-        },
-        "mcts_vs_openspiel": {
-            **TARGETS["mcts_vs_openspiel"],
-            "measured": ratios["mcts_vs_openspiel_sims"],
-            "met": None
-            if ratios["mcts_vs_openspiel_sims"] is None
-            else ratios["mcts_vs_openspiel_sims"] >= TARGETS["mcts_vs_openspiel"]["value"],
-        },
-        "aec_vs_tictactoe": {
-            **TARGETS["aec_vs_tictactoe"],
-            "measured": ratios["aec_vs_tictactoe_steps"],
-            "met": None
-            if ratios["aec_vs_tictactoe_steps"] is None
-            else ratios["aec_vs_tictactoe_steps"] >= TARGETS["aec_vs_tictactoe"]["value"],
-        },
+    def ok_value(fig: dict[str, Any]) -> float | None:
+        return fig.get("value") if fig.get("status") == "ok" else None
+
+    measured = {
+        "kernel_moves_per_s": ok_value(figures["kernel"]),
+        "kernel_vs_kalah_only": ratios["kernel_specialised_vs_kalah_only"],
+        "aec_vs_tictactoe": ratios["aec_vs_tictactoe_steps"],
+        "batch_steps_per_s": ok_value(figures["batch"]) if size == BATCH_SIZE else None,
+        "batch_vs_openspiel": ratios["batch_vs_openspiel_moves"] if size == BATCH_SIZE else None,
+        "ppo_vs_trivial": ratios["ppo_selfplay_vs_trivial_env"],
+        "mcts_vs_openspiel": ratios["mcts_vs_openspiel_sims"],
+        "cold_start_seconds": ok_value(figures.get("cold_start", {})),
     }
+    targets = {name: _verdict(TARGETS[name], value) for name, value in measured.items()}
     return {
         "schema": SCHEMA_VERSION,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -608,12 +740,14 @@ def run(mode: str) -> dict[str, Any]:
             **{
                 k: {"repeats": v[0], "seconds_per_repeat": v[1]}
                 for k, v in plan.items()
-                if k not in ("ppo", "mcts", "mcts_by_id") and v is not None
+                if k not in ("ppo", "mcts", "mcts_by_id", "cold_start") and v is not None
             },
             **{k: {"repeats": v[0], "simulations": v[1]} for k in ("mcts", "mcts_by_id") if (v := plan[k]) is not None},
             "ppo": [{"games": envs, "timesteps": steps} for envs, steps in plan["ppo"]],
+            "cold_start": {"warm_processes": plan["cold_start"]},
         },
         "machine": machine_info(),
+        "load_average": {"start": list(load_at_start), "end": list(os.getloadavg())},
         "targets": targets,
         "figures": figures,
         "ratios": ratios,
@@ -664,6 +798,13 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"{name:<52} {_fmt_rate(fig, key):>10} {unit:<8} {spread}")
 
     row(f"(a) kernel random playouts, {KERNEL_ID}, 1 core", f["kernel"])
+    limit = f.get("kernel_limit", {})
+    if limit.get("status") == "ok":
+        row("(a) same, alternated with the Kalah-only loop: generic", limit["generic"])
+        row("    specialised (random_playouts(specialise=True))", limit["specialised"])
+        row("    Kalah-only numba loop (benchmarks/kalah_only.py)", limit["kalah_only"])
+    else:
+        row("(a) kernel vs Kalah-only loop", limit)
     for env_id, fig in f["kernel_by_id"].items():
         row(f"(b) kernel random playouts, {env_id}", fig)
     row(f"(c) AEC env loop, make({KERNEL_ID!r})", f["aec"])
@@ -672,7 +813,8 @@ def render(report: dict[str, Any]) -> str:
     for env_id, fig in f.get("aec_by_id", {}).items():
         row(f"(c) AEC env loop, {env_id}", fig)
     row("(d) AEC env loop, pettingzoo tictactoe_v3", f["tictactoe"])
-    row("(e) OpenSpiel mancala, Python API", f["openspiel"])
+    row("(e) OpenSpiel mancala, lean Python loop", f["openspiel"])
+    row("(e) Kalah(6,4) by hand in plain Python", f["plain_python"])
     row(f"(f) State API loop, {KERNEL_ID}", f["state_api"])
     row(f"(g) BatchEnv random play, {KERNEL_ID}, B={BATCH_SIZE}", f["batch"])
     for env_id, fig in f.get("batch_by_id", {}).items():
@@ -687,10 +829,27 @@ def render(report: dict[str, Any]) -> str:
         row(f"(i) MCTS, {env_id}", fig)
     for env_id, fig in f.get("alphabeta_by_id", {}).items():
         row(f"(k) alpha-beta, {env_id} (depth {fig.get('depth', '?')})", fig)
+    cold = f.get("cold_start")
+    if cold is not None:
+        if cold.get("status") != "ok":
+            lines.append(f"{'(l) cold start':<52} {cold.get('status')}: {cold.get('detail', '')}")
+        for spec, one in cold.get("agents", {}).items():
+            warm, first = one["warm"], one["first_ever"]
+            lines.append(f"{f'(l) cold start, {spec}: process to first move':<52} {warm['process_seconds']:8.2f} s  "
+                         f"(CPU {warm['cpu_seconds']:.2f} s; import {warm['import_seconds']:.2f} s, "
+                         f"move {warm['first_move_seconds']:.2f} s; "
+                         f"first ever, empty cache: {first['process_seconds']:.1f} s)")
     r = report["ratios"]
     lines += [
         "",
         "ratios",
+        f"  kernel vs Kalah-only numba loop:        {_fmt_ratio(r['kernel_vs_kalah_only'])} generic, "
+        f"{_fmt_ratio(r['kernel_specialised_vs_kalah_only'])} specialised (same games: {limit.get('same_games')})",
+        f"  BatchEnv vs plain Python (moves/s):     {_fmt_ratio(r['batch_vs_plain_python_moves'])}",
+        f"  kernel vs plain Python (moves/s):       {_fmt_ratio(r['kernel_vs_plain_python_moves'])}",
+        f"  AEC env vs plain Python (moves/s):      {_fmt_ratio(r['aec_vs_plain_python_moves'])}",
+        f"  State API vs plain Python (moves/s):    {_fmt_ratio(r['state_api_vs_plain_python_moves'])}",
+        f"  OpenSpiel vs plain Python (moves/s):    {_fmt_ratio(r['openspiel_vs_plain_python_moves'])}",
         f"  BatchEnv vs OpenSpiel (moves/s):        {_fmt_ratio(r['batch_vs_openspiel_moves'])}",
         f"  PPO self-play vs trivial env (steps/s): {_fmt_ratio(r['ppo_selfplay_vs_trivial_env'])} at 32 games; "
         + ", ".join(f"{n}: {_fmt_ratio(v)}" for n, v in r.get("ppo_selfplay_vs_trivial_env_by_envs", {}).items()),
@@ -710,10 +869,15 @@ def render(report: dict[str, Any]) -> str:
             shown = "n/a"
         elif measured >= 1e3:
             shown = f"{measured / 1e6:.2f} M"
+        elif target.get("lower_is_better"):
+            shown = f"{measured:.2f} s"
         else:
             shown = f"{measured:.2f}x"
         lines.append(f"  {target['text']}: measured {shown} -> {verdict}")
+    load = report["load_average"]
     lines.append("")
+    lines.append(f"load average (1, 5, 15 min) at start {load['start']}, at end {load['end']} on "
+                 f"{m['cpus_usable']} usable cpus")
     lines.append(f"total time {report['total_seconds']:.1f} s")
     return "\n".join(lines)
 

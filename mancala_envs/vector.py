@@ -24,48 +24,126 @@ actions give the same games, row by row, whatever the number of threads.
 
 An illegal action raises ``IllegalActionError`` naming the game, the action and the legal
 ones; no game of the batch is changed by that call.
+
+Compiled step and threads
+-------------------------
+The step is compiled per kernel with the kernel's functions inlined (``core.inline``) and
+cached on disk (``core.compiled``): the first process ever pays the compilation (tens of
+seconds for a parallel step), later ones load it. A batch of ``PARALLEL_MIN_GAMES`` games or
+more runs its step on numba's threads, with the thread count of each step chosen by
+timing (``ThreadChooser``): all threads on a quiet machine, one when a worker thread would
+have to wait for a busy core.
 """
 
 from __future__ import annotations
 
+import functools
+import time
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 from numba import njit, prange
 
+from .core.compiled import cached_njit
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, Kernel, State
-from .core.jit_helpers import splitmix64
+from .core.inline import inline_kernel, unowned
+from .core.jit_helpers import random_legal_action
 from .registry import game_of
-
-_COMPILED: dict[tuple[Kernel, bool], tuple] = {}
 
 # Below this many games a step runs on one thread: the cost of waking the worker threads
 # (large on a busy machine) exceeds the work of a small batch.
 PARALLEL_MIN_GAMES = 256
 
 
-def _compile(kernel: Kernel, parallel: bool) -> tuple:
-    """The batch functions of one kernel, compiled once per process (and per threading mode).
 
-    They close over the kernel's functions, so numba cannot cache them on disk; compiling
-    them costs a few seconds the first time a BatchEnv of that family is built.
+class ThreadChooser:
+    """Picks the thread count of each parallel step by timing both: one thread or all of numba's.
+
+    On a quiet machine the threads split the batch; on a busy one a worker thread waits for a
+    core, and a step that waits for it took 30 to 300 times longer than one thread alone
+    (measured: see benchmarks/README.md, "BatchEnv under load"). So every ``every`` steps the
+    next ``2 * trials`` steps alternate the two counts, and the one with the shorter median
+    step is used until the next round. The games are the same whatever the count.
     """
-    if (kernel, parallel) in _COMPILED:
-        return _COMPILED[(kernel, parallel)]
-    init = kernel.init
-    legal_mask = kernel.legal_mask
-    apply = kernel.apply
-    scores = kernel.scores
-    current_player = kernel.current_player
-    returns = kernel.returns
-    observe = kernel.observe
-    plies = kernel.plies
 
-    def step(states, params, actions, active, max_plies, rng, masks, obs, players, rewards, terminated,
-             truncated, final_obs, final_scores, episodes, movers):
+    def __init__(self, most: int, every: int = 500, trials: int = 4):
+        self.choices = (1, most)
+        self.every = every
+        self.trials = trials
+        self.current = most
+        self.steps = 0
+        self.timings: dict[int, list[float]] = {1: [], most: []}
+
+    def next_count(self) -> int:
+        """The thread count for the coming step."""
+        phase = self.steps % self.every
+        return self.choices[phase % 2] if phase < 2 * self.trials else self.current
+
+    def record(self, threads: int, seconds: float) -> None:
+        """The step just run used ``threads`` threads and took ``seconds``."""
+        phase = self.steps % self.every
+        self.steps += 1
+        if phase >= 2 * self.trials:
+            return
+        self.timings[threads].append(seconds)
+        if phase == 2 * self.trials - 1:
+            one, most = (sorted(self.timings[c])[len(self.timings[c]) // 2] for c in self.choices)
+            self.current = self.choices[0] if one < most else self.choices[1]
+            for times in self.timings.values():
+                times.clear()
+
+
+@functools.cache
+def _compile(kernel: Kernel, parallel: bool) -> tuple:
+    """The batch functions of one kernel (and threading mode), with the kernel compiled in.
+
+    The kernel's functions are closure variables (``core.inline``), so numba inlines them
+    into the step, and every array is used through an ``unowned`` view; the functions are
+    cached on disk per kernel (``core.compiled``), so only the first process ever compiles them.
+    """
+    init, legal_mask, apply, current_player, scores, returns, observe, plies = inline_kernel(kernel)
+
+    @njit(inline="always")
+    def play_one(states, params, actions, max_plies, masks, obs, players, rewards, terminated, truncated,
+                 final_obs, final_scores, i):
+        """Play game ``i``'s action; fill its next mask and observation, or its final ones."""
+        row = states[i]
+        apply(row, params, actions[i])
+        player = current_player(row, params)
+        if player < 0:
+            terminated[i] = True
+            returns(row, params, rewards[i])
+        elif plies(row, params) >= max_plies:
+            truncated[i] = True
+        if terminated[i] or truncated[i]:
+            observe(row, params, 0, final_obs[i, 0])
+            observe(row, params, 1, final_obs[i, 1])
+            scores(row, params, final_scores[i])
+        else:
+            players[i] = player
+            legal_mask(row, params, masks[i])
+            observe(row, params, player, obs[i])
+
+    @njit(inline="always")
+    def deal(states, params, rng, masks, obs, players, episodes, i):
+        """A new game in slot ``i``, with its mask, observation and player to move."""
+        row = states[i]
+        init(row, params, rng)
+        episodes[i] += 1
+        player = current_player(row, params)
+        players[i] = player
+        legal_mask(row, params, masks[i])
+        observe(row, params, max(player, 0), obs[i])
+
+    def step(states_owned, params_owned, actions, active, max_plies, rng, masks_owned, obs_owned, players,
+             rewards_owned, terminated, truncated, final_obs_owned, final_scores_owned, episodes, movers):
         """Play the active games; returns -1, or the first game with an illegal action (then nothing moves)."""
+        # views without reference counts: the caller's arrays outlive this call
+        states, params, masks, obs = unowned((states_owned, params_owned, masks_owned, obs_owned))
+        rewards, final_obs, final_scores = unowned((rewards_owned, final_obs_owned, final_scores_owned))
         n = states.shape[0]
         num_actions = masks.shape[1]
         for i in range(n):  # checked first, serially: a refused batch must stay unchanged
@@ -79,24 +157,9 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
             rewards[i, 1] = 0.0
             terminated[i] = False
             truncated[i] = False
-            if not active[i]:
-                continue
-            row = states[i]
-            apply(row, params, actions[i])
-            player = current_player(row, params)
-            if player < 0:
-                terminated[i] = True
-                returns(row, params, rewards[i])
-            elif plies(row, params) >= max_plies:
-                truncated[i] = True
-            if terminated[i] or truncated[i]:
-                observe(row, params, 0, final_obs[i, 0])
-                observe(row, params, 1, final_obs[i, 1])
-                scores(row, params, final_scores[i])
-            else:
-                players[i] = player
-                legal_mask(row, params, masks[i])
-                observe(row, params, player, obs[i])
+            if active[i]:
+                play_one(states, params, actions, max_plies, masks, obs, players, rewards, terminated, truncated,
+                         final_obs, final_scores, i)
         # Serial on purpose: the one Generator deals the new games in slot order, so the
         # same seed gives the same games whatever the thread count.
         for i in range(n):
@@ -104,43 +167,24 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
                 deal(states, params, rng, masks, obs, players, episodes, i)
         return -1
 
-    @njit
-    def deal(states, params, rng, masks, obs, players, episodes, i):
-        """A new game in slot ``i``, with its mask, observation and player to move."""
-        row = states[i]
-        init(row, params, rng)
-        episodes[i] += 1
-        player = current_player(row, params)
-        players[i] = player
-        legal_mask(row, params, masks[i])
-        observe(row, params, max(player, 0), obs[i])
-
-    @njit
-    def reset_all(states, params, rng, masks, obs, players, episodes):
+    def reset_all(states_owned, params_owned, rng, masks_owned, obs_owned, players, episodes):
+        states, params, masks, obs = unowned((states_owned, params_owned, masks_owned, obs_owned))
         for i in range(states.shape[0]):
             deal(states, params, rng, masks, obs, players, episodes, i)
 
-    _COMPILED[(kernel, parallel)] = (njit(parallel=parallel)(step), reset_all)
-    return _COMPILED[(kernel, parallel)]
+    return cached_njit(step, parallel=parallel), cached_njit(reset_all)
 
 
-@njit
+@njit(cache=True)
 def _sample_actions(masks, rng_state, out):
-    """A uniformly random legal action per row (splitmix64 stream in ``rng_state[0]``)."""
+    """A uniformly random legal action per row (-1 where none), from the splitmix64 stream in ``rng_state[0]``."""
     s = rng_state[0]
     for i in range(masks.shape[0]):
+        row = masks[i]
         count = 0
-        for a in range(masks.shape[1]):
-            count += masks[i, a]
-        s, z = splitmix64(s)
-        target = np.int64((z >> np.uint64(33)) % np.uint64(max(count, 1)))
-        out[i] = -1
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                if target == 0:
-                    out[i] = a
-                    break
-                target -= 1
+        for a in range(row.shape[0]):
+            count += row[a]
+        s, out[i] = random_legal_action(s, row, count)
     rng_state[0] = s
 
 
@@ -172,9 +216,13 @@ class BatchEnv:
         self.num_actions = game.num_actions
         self.observation_size = game.observation_size
         self.max_plies = game.ply_cap
-        # parallel: None picks by size; a caller making many small partial steps may prefer False
-        self.parallel = self.num_envs >= PARALLEL_MIN_GAMES if parallel is None else bool(parallel)
+        # parallel: None picks by size (and needs more than one thread); a caller making many
+        # small partial steps may prefer False
+        if parallel is None:
+            parallel = self.num_envs >= PARALLEL_MIN_GAMES and numba.config.NUMBA_NUM_THREADS > 1
+        self.parallel = bool(parallel)
         self._step, self._reset_all = _compile(game.kernel, self.parallel)
+        self.threads = ThreadChooser(numba.config.NUMBA_NUM_THREADS) if self.parallel else None
         B = self.num_envs
         self.states = np.zeros((B, game.state_size), dtype=np.int32)
         self.masks = np.zeros((B, game.num_actions), dtype=np.int8)
@@ -213,11 +261,15 @@ class BatchEnv:
         active = self._all if active is None else np.ascontiguousarray(active, dtype=np.bool_)
         if active.shape != (self.num_envs,):
             raise IllegalActionError(f"active must have shape ({self.num_envs},), got {active.shape}")
-        bad = self._step(
+        arguments = (
             self.states, self.game.params, actions, active, self.max_plies, self._rng, self.masks, self.obs,
             self.players, self._rewards, self._terminated, self._truncated, self._final_obs, self._final_scores,
             self.episodes, self._movers,
         )
+        if self.threads is None:
+            bad = self._step(*arguments)
+        else:
+            bad = self._parallel_step(arguments)
         if bad >= 0:
             legal = np.flatnonzero(self.masks[bad]).tolist()
             raise IllegalActionError(
@@ -228,6 +280,24 @@ class BatchEnv:
             self.obs, self.players, self._rewards, self._terminated, self._truncated, self._final_obs,
             self._final_scores, self._movers,
         )
+
+    def _parallel_step(self, arguments: tuple) -> int:
+        """The step on the thread count ``self.threads`` chooses (numba's setting is restored).
+
+        A caller that set numba to one thread (``numba.set_num_threads(1)``) gets one thread.
+        """
+        before = numba.get_num_threads()
+        if before == 1:
+            return self._step(*arguments)
+        threads = self.threads.next_count()
+        numba.set_num_threads(threads)
+        try:
+            start = time.perf_counter()
+            bad = self._step(*arguments)
+            self.threads.record(threads, time.perf_counter() - start)
+        finally:
+            numba.set_num_threads(before)
+        return bad
 
     def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game (seeded by ``reset``'s seed)."""

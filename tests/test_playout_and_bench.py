@@ -118,6 +118,29 @@ def test_matches_a_python_replay_through_the_state_api(env_id):
     assert list(t.wins) == wins and t.draws == draws
 
 
+@pytest.mark.parametrize("env_id", ["kalah-v0", "rondell-v0"])
+def test_specialised_loop_plays_the_same_games(env_id):
+    game = mancala_envs.make_game(env_id)
+    generic = random_playouts(game, 200, seed=21, return_lengths=True)
+    fixed = random_playouts(game, 200, seed=21, return_lengths=True, specialise=True)
+    assert _counts(generic) == _counts(fixed)
+    assert np.array_equal(generic.lengths, fixed.lengths)
+
+
+def test_kalah_only_benchmark_loop_plays_the_same_games():
+    """benchmarks/kalah_only.py, the generic kernel's measuring stick, plays kalah-v0's games."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import kalah_only
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    totals = random_playouts(mancala_envs.make_game("kalah-v0"), 500, seed=8)
+    moves, finished, truncated, _ = kalah_only.kalah_only_playouts(500, 8)
+    assert (moves, finished, truncated) == (totals.moves, totals.finished, totals.truncated)
+    plain_moves, plain_games, _ = kalah_only.plain_python_kalah_playouts(0.05)
+    assert plain_games >= 1 and plain_moves > 0
+
+
 def test_bad_arguments():
     game = mancala_envs.make_game("kalah-v0")
     for bad in (-1, 1.5, True, "3"):
@@ -292,8 +315,16 @@ def test_benchmark_smoke_run(tmp_path):
     assert {"python", "numba", "cpu_count", "numba_threads"} <= set(report["machine"])
     assert report["machine"]["numba_threads"] == 1
     assert set(report["targets"]) == {
-        "kernel_moves_per_s", "aec_vs_tictactoe", "batch_vs_openspiel", "ppo_vs_trivial", "mcts_vs_openspiel"
+        "kernel_moves_per_s", "kernel_vs_kalah_only", "aec_vs_tictactoe", "batch_steps_per_s", "batch_vs_openspiel",
+        "ppo_vs_trivial", "mcts_vs_openspiel", "cold_start_seconds",
     }
+    assert report["targets"]["kernel_vs_kalah_only"]["value"] == 0.9
+    assert report["targets"]["cold_start_seconds"]["value"] == 1.0
+    limit = report["figures"]["kernel_limit"]
+    assert limit["status"] == "ok" and limit["same_games"] is True, limit
+    assert limit["ratio_generic"] > 0 and limit["ratio_specialised"] > 0
+    assert report["figures"]["plain_python"]["status"] == "ok"
+    assert "load_average" in report
     assert report["targets"]["mcts_vs_openspiel"]["value"] == 2.0
     assert report["targets"]["batch_vs_openspiel"]["value"] == 20.0
     assert report["targets"]["ppo_vs_trivial"]["value"] == 0.8
