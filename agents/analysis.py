@@ -12,6 +12,11 @@ best final score difference), with a 95% interval bootstrapped over the position
 positions are distinct (``openings.position_key``: a repeated position would count one
 decision twice), and the agent is reset with the same seed before each one.
 
+``players=(a, b)``: the positions come from games ``a`` and ``b`` play (after two random
+plies, so the games differ), a random ply of each, instead of from random play: the
+positions a real game reaches, e.g. ``players=(make_agent("alphabeta:depth=4"),) * 2`` on the
+full Kalah(6,4), where early positions take the solver minutes each.
+
 ``max_board=K`` keeps only positions with at most ``K`` stones still on the board (outside
 the scores; games with ``scores_only_grow``): endgames of a board too big to solve from the
 start, e.g. ``optimal_move_rate(agent, "kalah-v0", max_board=20)`` for a policy trained on the
@@ -110,7 +115,8 @@ def _stones_on_board(state: State) -> int | None:
 
 
 def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_tries: int = 100_000,
-                      max_board: int | None = None) -> list[State]:
+                      max_board: int | None = None, players: tuple[Agent, Agent] | None = None,
+                      random_plies: int = 2) -> list[State]:
     lengths = []
     out: list[State] = []
     seen: set[tuple] = set()
@@ -121,9 +127,14 @@ def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_trie
         guess = int(np.median(lengths)) if lengths else 30
         k = int(rng.integers(0, max(guess, 1)))
         played = 0
+        for agent in players or ():
+            agent.reset(seed=int(rng.integers(2**31)))
         while not state.is_terminal() and played < k:
-            legal = state.legal_actions()
-            state.apply(legal[int(rng.integers(len(legal)))])
+            if players is None or played < random_plies:
+                legal = state.legal_actions()
+                state.apply(legal[int(rng.integers(len(legal)))])
+            else:
+                state.apply(players[state.current_player].act(state.clone()))
             played += 1
         if state.is_terminal():
             lengths.append(played)
@@ -139,7 +150,8 @@ def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_trie
 
 
 def optimal_move_rate(agent: Agent, env: str | Game, positions: int = 100, seed: int = 0,
-                      memory: str | int = "512M", max_board: int | None = None, **options) -> OptimalMoveRate:
+                      memory: str | int = "512M", max_board: int | None = None,
+                      players: tuple[Agent, Agent] | None = None, **options) -> OptimalMoveRate:
     """Share of sampled positions where ``agent`` plays an optimal move (see the module docstring)."""
     if positions < 1:
         raise ValueError(f"positions must be at least 1, got {positions}")
@@ -149,7 +161,7 @@ def optimal_move_rate(agent: Agent, env: str | Game, positions: int = 100, seed:
                          f"{game.env_id} does not count stones on the board")
     rng = np.random.default_rng(seed)
     table = SolverTable(memory)
-    states = _sample_positions(game, positions, rng, max_board=max_board)
+    states = _sample_positions(game, positions, rng, max_board=max_board, players=players)
     hits = np.zeros(len(states))
     loss = 0.0
     for i, state in enumerate(states):
