@@ -1,6 +1,7 @@
 """Anything that picks moves, and the arena that plays agents against each other.
 
-Random and greedy baselines (``simple``), alpha-beta and the exact solver (``search``), MCTS
+Random and greedy baselines (``simple``), alpha-beta (``search``), the exact solver (``solver``)
+with the Kalah endgame databases (``endgame``), MCTS
 (``mcts``), a human at the terminal (``human``; ``play`` seats a person against any agent, the
 ``mancala play`` command); agents from specs (``specs``); opening suites (``openings``), matches over
 them and their report (``arena``, ``paired_results``; one deal from both seats: ``matchplay``), round-robin tournaments (``tournament``) and Elo ratings (``ratings``);
@@ -14,8 +15,9 @@ from .matchplay import play_deal_match
 from .mcts import MCTSAgent, mcts_search
 from .openings import OpeningError, OpeningSuite, initial_suite, opening_suite
 from .paired_results import PairedResult
-from .search import AlphaBetaAgent, SolveResult, SolverAgent, search, solve
+from .search import AlphaBetaAgent, search
 from .simple import GreedyAgent, RandomAgent
+from .solver import SolveResult, SolverAgent, solve
 from .specs import AGENT_FACTORIES, AgentSpecError, make_agent
 
 __all__ = [

@@ -1,17 +1,26 @@
-"""Accuracy against perfect play on boards small enough to solve.
+"""Perfect-play analysis: the exact value of a position, and an agent's accuracy against it.
+
+``value(state)`` is the oracle: the final score difference under perfect play and every move
+that keeps it, read from the Kalah endgame database when the position is in it
+(``mancala_envs.agents.endgame``) and solved otherwise (``mancala_envs.agents.solver``).
 
 ``optimal_move_rate(agent, env_id, positions=100, seed=0, **options)`` samples positions
 of the game (uniformly random moves from the start, a random number of them), solves every
-move of each position exactly (``mancala_envs.agents.search.solve``, one shared transposition table), and
+move of each position exactly (``mancala_envs.agents.solver.solve``, one shared transposition table), and
 reports how often the agent's move is one of the optimal ones (those keeping the mover's
 best final score difference), with a 95% interval bootstrapped over the positions. The
 positions are distinct (``openings.position_key``: a repeated position would count one
 decision twice), and the agent is reset with the same seed before each one.
 
+``players=(a, b)``: the positions come from games ``a`` and ``b`` play (after two random
+plies, so the games differ), a random ply of each, instead of from random play: the
+positions a real game reaches, e.g. ``players=(make_agent("alphabeta:depth=4"),) * 2`` on the
+full Kalah(6,4), where early positions take the solver minutes each.
+
 ``max_board=K`` keeps only positions with at most ``K`` stones still on the board (outside
 the scores; games with ``scores_only_grow``): endgames of a board too big to solve from the
-start, e.g. ``optimal_move_rate(agent, "kalah-v0", max_board=20, key="obs")`` for a policy
-trained on the standard Kalah(6,4).
+start, e.g. ``optimal_move_rate(agent, "kalah-v0", max_board=20)`` for a policy trained on the
+standard Kalah(6,4).
 """
 
 from __future__ import annotations
@@ -25,9 +34,10 @@ from mancala_envs.registry import game_of
 
 from .base import Agent
 from .openings import position_key
-from .search import TranspositionTable, solve
+from .endgame import endgame_for
+from .solver import SolverTable, solve
 
-__all__ = ["OptimalMoveRate", "move_values", "optimal_move_rate"]
+__all__ = ["OptimalMoveRate", "PositionValue", "move_values", "optimal_move_rate", "value"]
 
 
 @dataclass
@@ -41,20 +51,61 @@ class OptimalMoveRate:
     mean_loss: float  # mean score-difference lost by the agent's move against the best move
 
 
-def move_values(state: State, tt: TranspositionTable | None = None, key: str = "state") -> dict[int, float]:
-    """Exact value of every legal move for the player to move (final score difference, mover's side)."""
-    me = state.current_player
-    out = {}
-    tt = tt or TranspositionTable(20)
+@dataclass
+class PositionValue:
+    """The oracle's answer for one position (``value``)."""
+
+    value: int  # final score difference player_0 - player_1 under perfect play
+    mover_value: int  # the same from the player to move's side
+    best_moves: list[int]  # every move that keeps it
+    move_values: dict[int, int]  # each legal move's value, mover's side
+    from_database: bool  # read from the endgame database (else solved)
+
+
+def value(state: State, table: SolverTable | None = None, endgame="auto") -> PositionValue:
+    """The perfect-play oracle: the exact value of ``state`` and its best moves.
+
+    Positions in the Kalah endgame database are read from it; others are solved (one solve
+    per legal move, sharing ``table``). ``endgame`` as in ``solver.solve``.
+    """
+    if not isinstance(state, State):
+        raise TypeError(f"value: expected a State, got {type(state).__name__}")
+    if state.is_terminal():
+        raise ValueError("value: the game is over; it has no moves to value")
+    if isinstance(endgame, str) and endgame == "auto":
+        endgame = endgame_for(state.game)
+    values = move_values(state, table, endgame=endgame)
+    best = max(values.values())
+    database = endgame is not None and all(
+        endgame.mover_value(child) is not None for child in _children(state) if not child.is_terminal())
+    first = best if state.current_player == 0 else -best
+    return PositionValue(int(first), int(best), [a for a, v in values.items() if v == best], values, database)
+
+
+def _children(state: State) -> list[State]:
+    out = []
     for a in state.legal_actions():
         child = state.clone()
         child.apply(a)
+        out.append(child)
+    return out
+
+
+def move_values(state: State, table: SolverTable | None = None, endgame="auto") -> dict[int, int]:
+    """Exact value of every legal move for the player to move (final score difference, mover's side)."""
+    me = state.current_player
+    out = {}
+    table = table if table is not None else SolverTable("64M")
+    if isinstance(endgame, str) and endgame == "auto":
+        endgame = endgame_for(state.game)
+    for a, child in zip(state.legal_actions(), _children(state)):
         if child.is_terminal():
             s = child.scores()
-            out[a] = float(s[me] - s[1 - me])
-        else:
-            r = solve(child, tt=tt, key=key)
-            out[a] = r.mover_value if child.current_player == me else -r.mover_value
+            out[a] = int(s[me] - s[1 - me])
+            continue
+        known = endgame.mover_value(child) if endgame is not None and endgame.usable_from(child) else None
+        mover = known if known is not None else solve(child, table=table, endgame=endgame).mover_value
+        out[a] = mover if child.current_player == me else -mover
     return out
 
 
@@ -64,7 +115,8 @@ def _stones_on_board(state: State) -> int | None:
 
 
 def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_tries: int = 100_000,
-                      max_board: int | None = None) -> list[State]:
+                      max_board: int | None = None, players: tuple[Agent, Agent] | None = None,
+                      random_plies: int = 2) -> list[State]:
     lengths = []
     out: list[State] = []
     seen: set[tuple] = set()
@@ -75,9 +127,14 @@ def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_trie
         guess = int(np.median(lengths)) if lengths else 30
         k = int(rng.integers(0, max(guess, 1)))
         played = 0
+        for agent in players or ():
+            agent.reset(seed=int(rng.integers(2**31)))
         while not state.is_terminal() and played < k:
-            legal = state.legal_actions()
-            state.apply(legal[int(rng.integers(len(legal)))])
+            if players is None or played < random_plies:
+                legal = state.legal_actions()
+                state.apply(legal[int(rng.integers(len(legal)))])
+            else:
+                state.apply(players[state.current_player].act(state.clone()))
             played += 1
         if state.is_terminal():
             lengths.append(played)
@@ -92,8 +149,9 @@ def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_trie
     return out
 
 
-def optimal_move_rate(agent: Agent, env: str | Game, positions: int = 100, seed: int = 0, key: str = "state",
-                      tt_bits: int = 22, max_board: int | None = None, **options) -> OptimalMoveRate:
+def optimal_move_rate(agent: Agent, env: str | Game, positions: int = 100, seed: int = 0,
+                      memory: str | int = "512M", max_board: int | None = None,
+                      players: tuple[Agent, Agent] | None = None, **options) -> OptimalMoveRate:
     """Share of sampled positions where ``agent`` plays an optimal move (see the module docstring)."""
     if positions < 1:
         raise ValueError(f"positions must be at least 1, got {positions}")
@@ -102,12 +160,12 @@ def optimal_move_rate(agent: Agent, env: str | Game, positions: int = 100, seed:
         raise ValueError(f"max_board needs a game whose scores only grow (Kalah, Afrika, Progressive); "
                          f"{game.env_id} does not count stones on the board")
     rng = np.random.default_rng(seed)
-    tt = TranspositionTable(tt_bits)
-    states = _sample_positions(game, positions, rng, max_board=max_board)
+    table = SolverTable(memory)
+    states = _sample_positions(game, positions, rng, max_board=max_board, players=players)
     hits = np.zeros(len(states))
     loss = 0.0
     for i, state in enumerate(states):
-        values = move_values(state, tt, key)
+        values = move_values(state, table)
         best = max(values.values())
         agent.reset(seed=seed)
         move = agent.act(state.clone())

@@ -111,7 +111,7 @@ from mancala_envs.core.jit_helpers import copy_into, hash_observations, hash_sta
 
 from .base import Agent
 
-__all__ = ["AlphaBetaAgent", "SolveResult", "SolverAgent", "SearchStats", "TranspositionTable", "search", "solve"]
+__all__ = ["AlphaBetaAgent", "SearchStats", "TranspositionTable", "search"]
 
 NEG_INF = -1.0e18
 WIN_BONUS = 1.0e6
@@ -630,133 +630,6 @@ class AlphaBetaAgent(Agent):
     def __getstate__(self):
         data = dict(self.__dict__)
         data["tt"] = self.tt.bits  # rebuilt empty on unpickling
-        return data
-
-    def __setstate__(self, data):
-        bits = data.pop("tt")
-        self.__dict__.update(data)
-        self.tt = TranspositionTable(bits)
-
-
-@dataclass
-class SolveResult:
-    """The game-theoretic value of a position (see ``solve``)."""
-
-    value: float  # final score difference player_0 - player_1 under perfect play
-    best_action: int  # a move that achieves it
-    mover_value: float  # the same from the player to move's side
-    to_move: int
-    nodes: int
-    seconds: float
-    exact: bool  # False if a line reached the ply cap (the value is then for the capped game)
-    method: str
-
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        for k in ("value", "mover_value"):
-            if float(out[k]).is_integer():
-                out[k] = int(out[k])
-        return out
-
-
-def solve(
-    position: State | Game,
-    *,
-    tt_bits: int = 22,
-    key: str = "state",
-    method: str = "mtdf",
-    tt: TranspositionTable | None = None,
-) -> SolveResult:
-    """Solve ``position`` (a State, or a Game: its start position with seed 0) exactly.
-
-    ``method="mtdf"`` (null-window searches; integer scores) or ``"alphabeta"`` (one
-    full-window search). ``key`` as in the module docstring. Pass the same ``tt`` to
-    solve several positions of one game faster.
-    """
-    state = position.new_state(0) if isinstance(position, Game) else position
-    _check_state(state, "solve")
-    if key not in KEY_MODES:
-        raise ValueError(f"solve: key must be one of {', '.join(KEY_MODES)}, got {key!r}")
-    if method not in ("mtdf", "alphabeta"):
-        raise ValueError(f"solve: method must be 'mtdf' or 'alphabeta', got {method!r}")
-    game = state.game
-    tt = tt or TranspositionTable(tt_bits)
-    history = np.zeros(game.num_actions, np.int64)
-    priority = -np.arange(game.num_actions, dtype=np.float64)  # deterministic root order
-    root = state.array.copy()
-    cap_left = None if game.max_plies is None else game.max_plies - state.plies
-    stack = MAX_STACK if cap_left is None else max(1, min(cap_left, MAX_STACK)) + 1
-    settings = _settings(game, SOLVER_DEPTH, True, key, stack, game.search_score_total(state))
-    start = time.perf_counter()
-    nodes = 0
-    caps = 0
-    stats = np.zeros(NUM_STATS, np.int64)
-    tables = SearchTables(tt.entries, history, priority, stats)
-    negamax = _negamax_for(game, stack)
-
-    def run(alpha, beta):
-        nonlocal nodes, caps
-        stats[:] = 0
-        v, a = negamax(root, settings._replace(alpha=float(alpha), beta=float(beta)), tables)
-        nodes += int(stats[S_NODES])
-        caps += int(stats[S_CAP_HITS])
-        return float(v), int(a)
-
-    used = method
-    if method == "mtdf":
-        g, best = 0.0, -1
-        lower, upper = NEG_INF, -NEG_INF
-        while lower < upper:
-            b = max(g, lower + 1)
-            g, best = run(b - 1, b)
-            if not float(g).is_integer():  # non-integer scores: MTD(f) with unit steps does not apply
-                used = "alphabeta"
-                break
-            if g < b:
-                upper = g
-            else:
-                lower = g
-        value = g
-        if used == "alphabeta" or best < 0:
-            value, best = run(NEG_INF, -NEG_INF)
-        else:
-            # the last null-window search need not leave a best move that achieves the value
-            # (a fail-low leaves any move): confirm it with a window around the value.
-            v2, best = run(value - 1, value + 1)
-            value = v2
-    else:
-        value, best = run(NEG_INF, -NEG_INF)
-    seconds = time.perf_counter() - start
-    mover = state.current_player
-    first = value if mover == 0 else -value
-    return SolveResult(first, best, value, mover, nodes, seconds, caps == 0, used)
-
-
-class SolverAgent(Agent):
-    """Plays a perfect move by solving every position (small boards only)."""
-
-    name = "solver"
-
-    def __init__(self, seed: int | None = None, tt_bits: int = 20, key: str = "state"):
-        super().__init__(seed)
-        self.key = key
-        self.tt = TranspositionTable(tt_bits)
-        self._game = None
-
-    def warmup(self, game: Game) -> None:
-        search(game.new_state(0), depth=1, tt=TranspositionTable(4), key=self.key)
-
-    def act(self, state: State) -> int:
-        _check_state(state, "SolverAgent.act")
-        if self._game is not state.game:
-            self._game = state.game
-            self.tt.clear()
-        return solve(state, key=self.key, tt=self.tt).best_action
-
-    def __getstate__(self):
-        data = dict(self.__dict__)
-        data["tt"] = self.tt.bits
-        data["_game"] = None
         return data
 
     def __setstate__(self, data):

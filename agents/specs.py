@@ -9,7 +9,7 @@ spec                                   agent
 ``alphabeta:time=0.5``                 the same for 0.5 s per move; ``tt_bits=18``, ``key=state|obs``
 ``mcts:sims=2000,c=1.4``               UCT with random rollouts (``mancala_envs.agents.mcts``); ``time=``,
                                        ``max_nodes=``
-``solver[:tt_bits=20,key=state]``      perfect play by exact solving (small boards only)
+``solver[:memory=256M,threads=1]``     perfect play by exact solving (``mancala_envs.agents.solver``)
 ``human``                              moves typed in the game's notation on stdin
 ``policy:PATH``                        a trained model: a run folder or model file of ``mancala train``
 ``module:callable``                    your own agent: ``callable(seed=...)`` (or ``callable()``)
@@ -51,8 +51,9 @@ from .base import Agent
 from .human import HumanAgent
 from .mcts import MCTSAgent
 from .policy import PolicyAgent
-from .search import AlphaBetaAgent, SolverAgent
+from .search import AlphaBetaAgent
 from .simple import GreedyAgent, RandomAgent
+from .solver import SolverAgent
 
 
 def _key(value: str) -> str:
@@ -76,7 +77,7 @@ AGENT_FACTORIES: dict[str, tuple[Callable[..., Agent], dict[str, Any]]] = {
     "greedy": (GreedyAgent, {"max_chain": int}),
     "alphabeta": (AlphaBetaAgent, {"depth": int, "time": float, "tt_bits": int, "key": _key}),
     "mcts": (MCTSAgent, {"sims": int, "c": float, "time": float, "max_nodes": int}),
-    "solver": (SolverAgent, {"tt_bits": int, "key": _key}),
+    "solver": (SolverAgent, {"memory": str, "threads": int}),
     "human": (HumanAgent, {}),
     "policy": (_policy_factory, {}),  # policy:PATH, the rest of the spec is a path
 }

@@ -18,7 +18,8 @@ from mancala_envs.agents import AlphaBetaAgent, MCTSAgent, RandomAgent, make_age
 from mancala_envs.agents.analysis import move_values, optimal_move_rate
 from mancala_envs.agents.openings import position_key
 from mancala_envs.agents.mcts import mcts_search
-from mancala_envs.agents.search import WIN_BONUS, TranspositionTable, search, solve
+from mancala_envs.agents.search import WIN_BONUS, TranspositionTable, search
+from mancala_envs.agents.solver import SolverTable, solve
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.registry import get_entry
 
@@ -145,9 +146,9 @@ def test_solver_equals_brute_force(env_id, compiled):
             expected = minimax(state, 10**6, True, [30_000])
         except Budget:
             continue
-        for method in ("mtdf", "alphabeta"):
-            result = solve(state, method=method, tt_bits=16)
-            assert result.mover_value == expected, (env_id, method, state.to_json())
+        for threads in (1, 2):
+            result = solve(state, threads=threads, memory="4M")
+            assert result.mover_value == expected, (env_id, threads, state.to_json())
             assert result.value == (expected if state.current_player == 0 else -expected)
             values = move_values(state)
             assert values[result.best_action] == expected
@@ -155,15 +156,27 @@ def test_solver_equals_brute_force(env_id, compiled):
     assert tested >= 2, f"{env_id} {opts}: too few positions small enough for brute force"
 
 
-@pytest.mark.parametrize("env_id", ["kalah-irving2000-v0", "kalah-v0", "kalah-basic-v0", "progressive-v0"])
-def test_observation_key_finds_the_same_values(env_id, compiled):
-    game, _ = small_game(env_id)
-    if env_id.startswith("kalah"):
+@pytest.mark.parametrize("env_id", IDS)
+def test_position_key_finds_the_full_state_values(env_id, compiled, monkeypatch):
+    game, opts = small_game(env_id)
+    if env_id.startswith("kalah") and "chosen" not in env_id:
         game = mancala_envs.make_game(env_id, pits=3, seeds=3)
-    for state in positions(game, 5, seed=8, max_moves=8):
-        a = solve(state, key="state", tt_bits=18)
-        b = solve(state, key="obs", tt_bits=18)
-        assert a.mover_value == b.mover_value and b.exact
+    elif not opts:
+        pytest.skip(f"{env_id}: no small board")
+    keyed = []
+    for state in positions(game, 4, seed=8, max_moves=8):
+        try:
+            minimax(state, 10**6, True, [30_000])
+        except Budget:
+            if not env_id.startswith("kalah"):
+                continue
+        keyed.append((state, solve(state, memory="4M", endgame=None)))
+    full = np.arange(game.state_size, dtype=np.int64)
+    monkeypatch.setattr(type(game), "position_key_indices", lambda self: full)
+    assert keyed, f"{env_id}: no position small enough"
+    for state, by_key in keyed:
+        by_state = solve(state, memory="4M", endgame=None)
+        assert by_key.mover_value == by_state.mover_value and by_key.exact and by_state.exact, state.to_json()
 
 
 def test_kalah_3x3_values():
@@ -247,10 +260,10 @@ def test_score_bounds_keep_the_value_and_cut_nodes(env_id, compiled, monkeypatch
     game = mancala_envs.make_game(env_id, **opts)
     state = game.new_state(0)
     assert game.search_score_total(state) == game.conserved_total(state)
-    bounded = solve(state, tt_bits=20)
+    bounded = solve(state, memory="16M", etc=False, endgame=None)
     monkeypatch.setattr(type(game), "scores_only_grow", False)
     assert game.search_score_total(state) is None
-    plain = solve(state, tt_bits=20)
+    plain = solve(state, memory="16M", etc=False, endgame=None)
     assert bounded.value == plain.value and bounded.exact == plain.exact
     if env_id == "afrika-v0":  # captures come in lumps late: the bounds cut (2.15 M nodes, not 2.30 M)
         assert bounded.nodes < plain.nodes
@@ -325,14 +338,14 @@ def test_every_agent_plays_every_id(env_id, compiled):
             minimax(start, 10**6, True, [30_000])  # small enough to solve at every move
         except Budget:
             return
-        solver = make_agent("solver:tt_bits=16", seed=0)
+        solver = make_agent("solver:memory=4M", seed=0)
         rets, _, _, truncated = play_game(small, (solver, RandomAgent(seed=1)), seed=0)
         assert truncated or rets[0] >= 0 or solve(small).value < 0
 
 
 def test_optimal_move_rate(compiled):
     game = mancala_envs.make_game("kalah-v0", pits=3, seeds=2)
-    perfect = optimal_move_rate(make_agent("solver:tt_bits=16"), game, positions=20, seed=1)
+    perfect = optimal_move_rate(make_agent("solver:memory=4M"), game, positions=20, seed=1)
     assert perfect.positions == 20 and perfect.rate == 1.0 and perfect.mean_loss == 0
     assert perfect.rate_ci == [1.0, 1.0]
     rnd = optimal_move_rate(RandomAgent(seed=0), game, positions=20, seed=1)

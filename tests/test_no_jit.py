@@ -18,7 +18,8 @@ import numpy as np
 
 import mancala_envs
 from mancala_envs.agents.mcts import mcts_search
-from mancala_envs.agents.search import TranspositionTable, search, solve
+from mancala_envs.agents.search import TranspositionTable, search
+from mancala_envs.agents.solver import SolverTable, solve
 from mancala_envs.core.playout import random_playouts
 
 HERE = Path(__file__).resolve().parent
@@ -33,7 +34,7 @@ def fingerprint() -> dict:
     with np.errstate(over="ignore"):
         by_state = search(state, depth=4, tt=TranspositionTable(10))
         by_obs = search(state, depth=3, tt=TranspositionTable(10), key="obs")
-        solved = solve(game, tt_bits=12)
+        solved = solve(game, table=SolverTable(1 << 16), endgame=None)
         tree = mcts_search(state, sims=40, seed=3)
         games = random_playouts(game, 5, 11, check_invariants=True, return_lengths=True)
     return {

@@ -85,7 +85,7 @@ class Game(ABC):
     **Optional** (declared here with their defaults; override where the game needs it):
     ``PARAM_OPTIONS`` and ``_derived_params`` (the params vector), ``_validate_combination``,
     ``conserved_total``, ``scores_only_grow``, ``result_follows_scores``, ``search_heuristic``,
-    ``search_score_total``, ``info``, ``seat_names``, ``result_text``, ``record_count`` and
+    ``search_score_total``, ``position_key_indices``, ``info``, ``seat_names``, ``result_text``, ``record_count`` and
     ``text_record_format``.
     """
 
@@ -227,6 +227,18 @@ class Game(ABC):
     #: difference. Set by a game whose scores say nothing in some phase (a setup).
     search_heuristic: Callable | None = None
 
+    def position_key_indices(self) -> np.ndarray:
+        """The state entries that decide the future of the game (int64 indices into the state).
+
+        The exact solver (``mancala_envs.agents.solver``) keys its transposition table on
+        them: two states equal on these entries have the same value, whatever path led to
+        them. Leave out bookkeeping no rule reads (the last move, the ply counter when only
+        ``max_plies`` reads it: a line that reaches the cap marks the solve inexact); keep a
+        repetition record where a repetition decides the game. Default: every entry (always
+        safe, finds fewer transpositions).
+        """
+        return np.arange(self.state_size, dtype=np.int64)
+
     def search_score_total(self, state: "State") -> int | None:
         """Most the two scores can add up to from ``state`` on, or None when unknown."""
         return self.conserved_total(state) if self.scores_only_grow else None
@@ -312,6 +324,11 @@ class Game(ABC):
                 f"{self.env_id}: action {action} is out of range; actions are 0 to {self.num_actions - 1}"
             )
         return int(action)
+
+
+def state_indices_except(game: Game, excluded) -> np.ndarray:
+    """Every index of ``game``'s state but ``excluded`` (a ``Game.position_key_indices``)."""
+    return np.setdiff1d(np.arange(game.state_size, dtype=np.int64), np.asarray(excluded, dtype=np.int64))
 
 
 def view_cell(label: str, count: int, kind: str, owner: int | None = None, cards: list | None = None) -> dict:

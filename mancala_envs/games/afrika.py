@@ -188,7 +188,7 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, view_cell
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, state_indices_except, view_cell
 from ..core.notation import NUMBERED_MOVE_PAIRS
 from ..core.outcome import set_returns
 from ..core.options import Option
@@ -496,6 +496,12 @@ class AfrikaGame(Game):
     def _sizes(self) -> tuple[int, int, int]:
         n = self.options["holes"]
         return 2 * n + HEADER_SIZE, n, 2 * n + 6
+
+    def position_key_indices(self) -> np.ndarray:
+        """Holes, captures, mover and the capture obligation; not the ply counter or the last move."""
+        head = 2 * self.options["holes"]
+        return state_indices_except(
+            self, [head + H_PLIES, head + H_LAST_ACTION, head + H_LAST_PLAYER, head + H_LAST_CAPTURE])
 
     def observation_bounds(self) -> tuple[float, float]:
         return 0.0, float(max(self.total_stones, self.options["komi"]))

@@ -199,7 +199,7 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, view_cell
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, state_indices_except, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 
@@ -577,6 +577,12 @@ class KalahGame(Game):
             num_actions = max(num_actions, o["max_setup_seeds"] + 1, 4)
             obs += 4
         return 2 * n + 2 + HEADER_SIZE, num_actions, obs
+
+    def position_key_indices(self) -> np.ndarray:
+        """The holes, stores, mover and phase: the ply counter and the last move decide nothing
+        (``max_plies`` aside)."""
+        head = 2 * self.pits + 2
+        return state_indices_except(self, [head + H_PLIES, head + H_LAST_ACTION, head + H_LAST_PLAYER])
 
     @property
     def pits(self) -> int:

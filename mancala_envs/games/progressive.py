@@ -197,7 +197,7 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, view_cell
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, state_indices_except, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 
@@ -436,6 +436,12 @@ class ProgressiveGame(Game):
     @property
     def total_stones(self) -> int:
         return self.options["holes"] * self.options["stones"]
+
+    def position_key_indices(self) -> np.ndarray:
+        """Holes, Goal, captures, mover and the turn's moves; not the ply counter or the last move."""
+        head = self.options["holes"] + 1
+        return state_indices_except(
+            self, [head + H_PLIES, head + H_LAST_ACTION, head + H_LAST_PLAYER, head + H_LAST_END])
 
     def observation_bounds(self) -> tuple[float, float]:
         return 0.0, float(self._obs_high())

@@ -194,7 +194,7 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, view_cell
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, state_indices_except, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
@@ -731,6 +731,11 @@ class RondellGame(Game):
         actions = P + 1 if o["reservation"] else P
         obs = P * T + P + 4 + (P + 1 if o["reservation"] else 0) + (P if o["partial"] else 0)
         return lay["size"], actions, obs
+
+    def position_key_indices(self) -> np.ndarray:
+        """Everything but the ply counter: the repetition record decides the game, and the last
+        mover decides who takes the leftover cards."""
+        return state_indices_except(self, [int(self.params[P_O_HEAD]) + H_PLIES])
 
     @property
     def piles(self) -> int:

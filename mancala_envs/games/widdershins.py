@@ -165,7 +165,7 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, view_cell
+from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, state_indices_except, view_cell
 from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
@@ -642,6 +642,10 @@ class WiddershinsGame(Game):
 
     def _sizes(self) -> tuple[int, int, int]:
         return O_REP + rep_block_size(self._record_entries()), NUM_ACTIONS, OBS_SIZE
+
+    def position_key_indices(self) -> np.ndarray:
+        """Everything but the ply counter and the last mover: the repetition record decides the game."""
+        return state_indices_except(self, [O_HEAD + H_PLIES, O_HEAD + H_LAST_MOVER])
 
     def observation_bounds(self) -> tuple[float, float]:
         return 0.0, 52.0

@@ -1,0 +1,755 @@
+"""The exact solver: the value of a position under perfect play, and a move that keeps it.
+
+``solve(position)`` searches to the end of the game and returns the final score difference
+``player_0 - player_1`` when both players maximise their own margin, with a best move. It
+calls only the kernel contract (``mancala_envs.core.game``), compiled into one numba loop
+per kernel (``core.inline.inline_kernel``), so it works for every registered id; the Kalah
+family adds endgame databases (``agents.endgame``).
+
+How it searches
+---------------
+* **MTD(f)** (Plaat et al. 1996): null-window searches ``(g - 1, g)`` that converge on the
+  value; scores are integers in every game so far. The first guess is 0 clamped to the
+  range the stores allow. ``deepening=True`` takes it instead from iterative deepening as
+  Irving et al. (2000) did (depth-limited null-window searches, leaves valued by the score
+  difference); measured on Kalah(4,4) (Irving's rules) it cost more than it saved (3.48 M
+  nodes against 0.70 M without), so it is off by default.
+* **Position key** (``Game.position_key_indices``): the transposition table is keyed on the
+  part of the state that decides the future, not on bookkeeping (the ply counter, the last
+  move), so lines that meet in one position share its entry. Where a line reaches the ply
+  cap, the key alone would mix capped and uncapped values: the solve is then run again with
+  the ply counter in the key (and the table cleared), so the value is exact for the capped
+  game too.
+* **Transposition table** (``SolverTable``): buckets of four 16-byte entries (one cache
+  line), each the key and a lower and an upper bound of the exact value (every bound is
+  final: the solver never cuts at a depth), the best move and the work (log2 of the nodes)
+  that found them. A full bucket replaces its entry of least work (depth-preferred: in a
+  solver the subtree size plays the part of the depth). Entries are written without locks
+  (``check = key ^ data``, Hyatt's lockless hashing), so threads share one table and a torn
+  entry is never trusted. Sized from the free memory, or from ``memory=``.
+* **Bounds from the scores** (games with ``scores_only_grow``): the final difference from a
+  node lies within the current difference plus or minus the stones not yet captured; a
+  node whose whole range falls outside the window returns at once. In particular a player
+  holding more than half the seeds has won, whatever is left.
+* **Enhanced transposition cut-offs**: before searching a node's moves, each child is played
+  and looked up; a child's stored bound that already refutes the window cuts the node off
+  without a search. Children that end the game (or reach the cap) are valued on the spot.
+* **Move ordering** (``ordering=True``): the table's move, then moves that keep the turn
+  (extra turns), then by the score they gain at once (captures), then in action order.
+* **Endgame databases** (Kalah family, ``agents.endgame``): a node with at most ``N``
+  seeds on the board takes its exact value from the database.
+* **Both cores** (``threads=2``): lazy SMP, every thread searching the same window over the
+  shared table, each from its own root order; the first to finish answers and stops the
+  others.
+* **Time limit**: a solve that runs out of time returns the bounds proven so far
+  (``exact=False``, ``lower``/``upper``).
+
+Measured per board by ``benchmarks/solve.py``; the README tables the results.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from mancala_envs.core.game import Game, State
+from mancala_envs.core.inline import inline_kernel, unowned
+from mancala_envs.core.jit_helpers import FNV_OFFSET_BASIS, FNV_PRIME, copy_into, past_deadline, splitmix64
+
+from .base import Agent
+from .endgame import NO_VALUE, Endgame, endgame_for
+
+__all__ = ["SolveResult", "SolverAgent", "SolverTable", "solve", "perfect_line"]
+
+INF = 32000  # beyond any score difference: "no bound"
+MAX_STACK = 4096  # deepest line the solver follows
+BUCKET = 4  # entries per bucket: 4 x 16 bytes, one cache line
+ENTRY_BYTES = 16
+INLINE_KERNEL = True  # the kernel's code compiled into the loop (core.inline): faster, slower to compile
+
+# stats vector layout (one per thread)
+S_NODES = 0
+S_ABORTED = 1
+S_CAP_HITS = 2
+S_TT_CUTS = 3
+S_DB_HITS = 4
+S_ETC_CUTS = 5
+S_BOUND_CUTS = 6
+NUM_STATS = 7
+
+_U16 = np.uint64(16)
+_U32 = np.uint64(32)
+_U40 = np.uint64(40)
+_MASK16 = np.uint64(0xFFFF)
+_MASK8 = np.uint64(0xFF)
+_OFFSET = 32768
+
+
+# -- the transposition table --------------------------------------------------------------
+def free_memory_bytes() -> int:
+    """MemAvailable from /proc/meminfo (Linux), else 1 GiB."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 1 << 30
+
+
+def parse_memory(text: str | int) -> int:
+    """``"512M"``, ``"2G"``, ``"64K"`` or a byte count -> bytes; ValueError otherwise."""
+    if isinstance(text, (int, np.integer)) and not isinstance(text, bool):
+        value = int(text)
+    else:
+        raw = str(text).strip().upper().removesuffix("B").removesuffix("I")
+        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(raw[-1:], 1)
+        digits = raw[:-1] if raw[-1:] in "KMG" else raw
+        try:
+            value = int(float(digits) * scale)
+        except ValueError:
+            raise ValueError(f"memory must be a size such as 512M, 2G or a byte count, got {text!r}") from None
+    if value < BUCKET * ENTRY_BYTES:
+        raise ValueError(f"memory must be at least {BUCKET * ENTRY_BYTES} bytes, got {text!r}")
+    return value
+
+
+class SolverTable:
+    """The solver's transposition table: ``2**bits`` buckets of ``BUCKET`` lockless entries.
+
+    ``memory`` (bytes, or a size such as ``"1G"``): the largest power of two of buckets that
+    fits; default a quarter of the free memory, at most 2 GiB.
+    """
+
+    def __init__(self, memory: int | str | None = None):
+        budget = parse_memory(memory) if memory is not None else min(free_memory_bytes() // 4, 2 << 30)
+        buckets = max(1, budget // (BUCKET * ENTRY_BYTES))
+        self.bits = int(buckets).bit_length() - 1
+        # entry i: words [2i] = key ^ data, [2i + 1] = data (bounds, move, work)
+        self.words = np.zeros(2 * BUCKET << self.bits, np.uint64)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.words.nbytes)
+
+    def clear(self) -> None:
+        self.words[:] = 0
+
+
+@njit(cache=True, inline="always")
+def _pack(lower, upper, move, work):
+    return (np.uint64(lower + _OFFSET) | (np.uint64(upper + _OFFSET) << _U16)
+            | (np.uint64(move & 0xFF) << _U32) | (np.uint64(work) << _U40))
+
+
+@njit(cache=True, inline="always")
+def _tt_probe(words, key):
+    """(found, lower, upper, move) of ``key``; move -1 when none is stored."""
+    first = np.int64(key & np.uint64((words.shape[0] // (2 * BUCKET)) - 1)) * BUCKET
+    for slot in range(first, first + BUCKET):
+        data = words[2 * slot + 1]
+        if words[2 * slot] ^ data == key and data != np.uint64(0):
+            move = np.int64((data >> _U32) & _MASK8)
+            return (True, np.int64(data & _MASK16) - _OFFSET, np.int64((data >> _U16) & _MASK16) - _OFFSET,
+                    move if move != 255 else -1)
+    return False, -INF, INF, -1
+
+
+@njit(cache=True, inline="always")
+def _tt_store(words, key, lower, upper, move, work):
+    """Store bounds of ``key``: merged with its entry, else over the bucket's entry of least work."""
+    first = np.int64(key & np.uint64((words.shape[0] // (2 * BUCKET)) - 1)) * BUCKET
+    victim = first
+    least = np.uint64(1 << 20)
+    for slot in range(first, first + BUCKET):
+        data = words[2 * slot + 1]
+        if words[2 * slot] ^ data == key and data != np.uint64(0):
+            lower = max(lower, np.int64(data & _MASK16) - _OFFSET)
+            upper = min(upper, np.int64((data >> _U16) & _MASK16) - _OFFSET)
+            if move < 0:
+                move = np.int64((data >> _U32) & _MASK8)
+            work = max(work, np.int64(data >> _U40))
+            victim = slot
+            break
+        slot_work = data >> _U40 if data != np.uint64(0) else np.uint64(0)
+        if slot_work < least:
+            least = slot_work
+            victim = slot
+    data = _pack(lower, upper, move, min(work, 255))
+    words[2 * victim] = key ^ data
+    words[2 * victim + 1] = data
+
+
+@njit(cache=True, inline="always")
+def _position_key(state, key_indices, ply):
+    """64-bit hash of the state's key entries (and of the ply count where ``ply >= 0``)."""
+    h = FNV_OFFSET_BASIS ^ np.uint64(ply + 1)
+    for j in range(key_indices.shape[0]):
+        h = (h ^ np.uint64(np.uint32(state[key_indices[j]]))) * FNV_PRIME
+    _, mixed = splitmix64(h)
+    return mixed
+
+
+@njit(cache=True, inline="always")
+def _log2(count):
+    work = 0
+    while count > 1:
+        count >>= 1
+        work += 1
+    return work
+
+
+# -- the search ---------------------------------------------------------------------------
+class SolverSettings(NamedTuple):
+    """One window search's rules."""
+
+    alpha: int  # root window, mover's view
+    beta: int
+    depth: int  # plies to search; 0: to the end (exact)
+    score_total: int  # Game.search_score_total (< 0: none)
+    max_plies: int  # the game's ply_cap
+    max_stack: int  # deepest ply followed
+    deadline: float  # perf_counter() time to give up at; <= 0: none
+    key_plies: bool  # the ply counter is part of the key
+    ordering: bool  # extra turns and captures first (else action order after the table's move)
+    etc: bool  # enhanced transposition cut-offs
+    root_shift: int  # rotates the root's move order (one per lazy-SMP thread)
+
+
+class SolverLine(NamedTuple):
+    """The line being searched, one row per ply ``d`` (D plies, A actions, S state size)."""
+
+    states: np.ndarray  # int32[D + 1, S]
+    child: np.ndarray  # int32[S]         scratch: a child being looked at
+    mask: np.ndarray  # int8[A]
+    scores: np.ndarray  # float64[2]
+    moves: np.ndarray  # int64[D, A]      moves still to search, in order
+    keys: np.ndarray  # uint64[D, A]     their children's keys
+    priority: np.ndarray  # int64[D, A]
+    num_moves: np.ndarray  # int64[D]
+    next_move: np.ndarray  # int64[D]
+    player: np.ndarray  # int64[D]
+    same: np.ndarray  # bool[D]          the child being searched has the same mover
+    alpha: np.ndarray  # int64[D]
+    beta: np.ndarray  # int64[D]
+    alpha0: np.ndarray  # int64[D]         alpha on entry
+    best: np.ndarray  # int64[D]
+    best_move: np.ndarray  # int64[D]
+    key: np.ndarray  # uint64[D]
+    nodes0: np.ndarray  # int64[D]         node count on entry (the work of the node)
+    depth: np.ndarray  # int64[D]          plies left (depth-limited searches)
+
+    @classmethod
+    def allocate(cls, plies: int, num_actions: int, state_size: int) -> "SolverLine":
+        D, A = plies + 1, num_actions
+        ints = [np.zeros(D, np.int64) for _ in range(3)]
+        return cls(np.zeros((D + 1, state_size), np.int32), np.zeros(state_size, np.int32),
+                   np.zeros(A, np.int8), np.zeros(2, np.float64), np.zeros((D, A), np.int64),
+                   np.zeros((D, A), np.uint64), np.zeros((D, A), np.int64), *ints, np.zeros(D, np.bool_),
+                   *[np.zeros(D, np.int64) for _ in range(5)], np.zeros(D, np.uint64),
+                   np.zeros(D, np.int64), np.zeros(D, np.int64))
+
+
+@njit(cache=True)
+def no_endgame(state, params, endgame, me):
+    """The endgame oracle of a game without databases: never answers."""
+    return NO_VALUE
+
+
+ENTER, NEXT, RETURN = 0, 1, 2
+
+
+@functools.cache
+def _build_solver(kernel, oracle):
+    """The window search of one kernel and endgame oracle (``oracle(state, params, endgame, me)``:
+    the exact final margin from ``me``'s side, or NO_VALUE)."""
+    k = inline_kernel(kernel) if INLINE_KERNEL else kernel
+    legal_mask, apply, current_player, scores, plies = k.legal_mask, k.apply, k.current_player, k.scores, k.plies
+    oracle = njit(inline="always")(getattr(oracle, "py_func", oracle))
+
+    @njit(inline="always")
+    def margin(state, params, line, me):
+        scores(state, params, line.scores)
+        return np.int64(line.scores[me] - line.scores[1 - me])
+
+    @njit(inline="always")
+    def enter(params, line, stats, words, key_indices, endgame, s, d):
+        """Node ``d`` before its moves: (settled, value). Settled by the score bounds, the
+        endgame database or the table; otherwise its moves are generated and ordered, and
+        children that end the game (or reach a limit) are valued on the spot."""
+        state = line.states[d]
+        me = line.player[d]
+        alpha, beta = line.alpha[d], line.beta[d]
+        now = margin(state, params, line, me)
+        if d > 0 and s.score_total >= 0:
+            rest = s.score_total - np.int64(line.scores[0] + line.scores[1])
+            if now - rest >= beta or now + rest <= alpha:
+                stats[S_BOUND_CUTS] += 1
+                return True, now - rest if now - rest >= beta else now + rest
+        if d > 0 and s.depth == 0:
+            exact = oracle(state, params, endgame, me)
+            if exact != NO_VALUE:
+                stats[S_DB_HITS] += 1
+                return True, exact
+        found, lower, upper, tt_move = _tt_probe(words, line.key[d])
+        if found and d > 0:  # the root always searches: its best move is wanted
+            if lower >= beta or upper <= alpha or lower == upper:
+                stats[S_TT_CUTS] += 1
+                return True, lower if lower >= beta or lower == upper else upper
+        line.alpha0[d] = alpha
+        line.best[d] = -INF
+        line.best_move[d] = -1
+        line.nodes0[d] = stats[S_NODES]
+        legal_mask(state, params, line.mask)
+        n = 0
+        plies_left = line.depth[d]
+        for a in range(line.mask.shape[0]):
+            if line.mask[a] == 0:
+                continue
+            child = line.child
+            copy_into(child, state)
+            apply(child, params, a)
+            cp = current_player(child, params)
+            leaf = cp < 0 or plies(child, params) >= s.max_plies or d + 1 >= s.max_stack or plies_left == 1
+            if leaf:
+                stats[S_NODES] += 1
+                if cp >= 0 and plies_left != 1:
+                    stats[S_CAP_HITS] += 1
+                v = margin(child, params, line, me)
+                if v > line.best[d]:
+                    line.best[d] = v
+                    line.best_move[d] = a
+                    if v >= beta:
+                        return False, v  # cut off: closed by the caller
+                continue
+            key = _position_key(child, key_indices, plies(child, params) if s.key_plies else -1)
+            if s.etc:
+                found, lower, upper, _ = _tt_probe(words, key)
+                if found:
+                    bound = lower if cp == me else -upper
+                    if bound >= beta:
+                        stats[S_ETC_CUTS] += 1
+                        line.best[d] = bound
+                        line.best_move[d] = a
+                        return False, bound
+            priority = 0
+            if a == tt_move:
+                priority = 1 << 40
+            elif s.ordering:
+                priority = (1 << 20 if cp == me else 0) + (margin(child, params, line, me) - now) * 64
+            # ties in action order; each lazy-SMP thread starts the root's ties elsewhere
+            priority -= (a + s.root_shift) % line.mask.shape[0] if d == 0 else a
+            j = n
+            while j > 0 and line.priority[d, j - 1] < priority:
+                line.moves[d, j] = line.moves[d, j - 1]
+                line.keys[d, j] = line.keys[d, j - 1]
+                line.priority[d, j] = line.priority[d, j - 1]
+                j -= 1
+            line.moves[d, j] = a
+            line.keys[d, j] = key
+            line.priority[d, j] = priority
+            n += 1
+        line.num_moves[d] = n
+        line.next_move[d] = 0
+        if line.best[d] > line.alpha[d]:
+            line.alpha[d] = line.best[d]
+        return False, 0
+
+    @njit(inline="always")
+    def close(line, stats, words, d, cut_value):
+        """Store node ``d``'s result (its best, or ``cut_value`` if higher) and return it."""
+        best = max(line.best[d], cut_value)
+        lower, upper = -INF, INF
+        if best >= line.beta[d]:
+            lower = best
+        elif best <= line.alpha0[d]:
+            upper = best
+        else:
+            lower = upper = best
+        if line.depth[d] == 0:
+            _tt_store(words, line.key[d], lower, upper, line.best_move[d], _log2(stats[S_NODES] - line.nodes0[d] + 1))
+        return best
+
+    @njit(nogil=True)
+    def search(params_owned, root, root_key, settings, words_owned, line_owned, stats_owned, control_owned,
+               key_indices_owned, endgame):
+        """Search ``root`` with ``settings``' window: (value, mover's view; best move), or (0, -1) stopped."""
+        params = unowned(params_owned)
+        words = unowned(words_owned)
+        line = unowned(line_owned)
+        stats = unowned(stats_owned)
+        control = unowned(control_owned)
+        key_indices = unowned(key_indices_owned)
+        s = settings
+        copy_into(line.states[0], root)
+        line.player[0] = current_player(root, params)
+        line.alpha[0] = s.alpha
+        line.beta[0] = s.beta
+        line.key[0] = root_key
+        line.depth[0] = s.depth
+        d = 0
+        phase = ENTER
+        value = np.int64(0)
+        while True:
+            if phase == ENTER:
+                stats[S_NODES] += 1
+                if control[0] != 0 or past_deadline(s.deadline, stats[S_NODES], 4096):
+                    stats[S_ABORTED] = 1
+                    if control[0] == 0:
+                        control[0] = 1  # out of time: every thread stops
+                    return np.int64(0), -1
+                settled, value = enter(params, line, stats, words, key_indices, endgame, s, d)
+                if settled:
+                    phase = RETURN
+                elif line.best_move[d] >= 0 and line.best[d] >= line.beta[d]:
+                    value = close(line, stats, words, d, value)
+                    phase = RETURN
+                else:
+                    phase = NEXT
+            if phase == NEXT:
+                i = line.next_move[d]
+                if i >= line.num_moves[d]:
+                    value = close(line, stats, words, d, -INF)
+                    phase = RETURN
+                else:
+                    a = line.moves[d, i]
+                    child = line.states[d + 1]
+                    copy_into(child, line.states[d])
+                    apply(child, params, a)
+                    cp = current_player(child, params)
+                    same = cp == line.player[d]
+                    line.same[d] = same
+                    line.player[d + 1] = cp
+                    line.key[d + 1] = line.keys[d, i]
+                    line.depth[d + 1] = 0 if s.depth == 0 else line.depth[d] - 1
+                    if same:
+                        line.alpha[d + 1] = line.alpha[d]
+                        line.beta[d + 1] = line.beta[d]
+                    else:
+                        line.alpha[d + 1] = -line.beta[d]
+                        line.beta[d + 1] = -line.alpha[d]
+                    d += 1
+                    phase = ENTER
+                    continue
+            if phase == RETURN:
+                if d == 0:
+                    return value, line.best_move[0]
+                d -= 1
+                v = value if line.same[d] else -value
+                if v > line.best[d]:
+                    line.best[d] = v
+                    line.best_move[d] = line.moves[d, line.next_move[d]]
+                if v >= line.beta[d]:
+                    value = close(line, stats, words, d, v)
+                    continue  # phase stays RETURN
+                if v > line.alpha[d]:
+                    line.alpha[d] = v
+                line.next_move[d] += 1
+                phase = NEXT
+
+    return search
+
+
+# -- the driver ---------------------------------------------------------------------------
+@dataclass
+class SolveResult:
+    """The game-theoretic value of a position (see ``solve``)."""
+
+    value: int  # final score difference player_0 - player_1 under perfect play
+    best_action: int  # a move that achieves it (-1 if the solve stopped before finding one)
+    mover_value: int  # the same from the player to move's side
+    to_move: int
+    nodes: int
+    seconds: float
+    exact: bool  # False if stopped by the time limit (value: the best guess within the bounds)
+    method: str
+    lower: int = -INF  # proven bounds on mover_value (equal to it when exact)
+    upper: int = INF
+    iterations: int = 0  # null-window searches
+    endgame_hits: int = 0  # nodes answered by the endgame database
+    table_cuts: int = 0
+    etc_cuts: int = 0
+    bound_cuts: int = 0
+    capped: bool = False  # a line reached the ply cap: the value is the capped game's
+    threads: int = 1
+    table_bytes: int = 0
+    endgame_seeds: int | None = None  # the database's seeds on board (None: no database)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Progress:
+    """What a running solve reports to a callback (``solve(progress=...)``)."""
+
+    stage: str  # "deepening" or "exact"
+    depth: int  # depth of the deepening search (0 in the exact stage)
+    lower: int  # proven bounds so far (exact stage)
+    upper: int
+    guess: int
+    nodes: int
+    seconds: float
+    extra: dict = field(default_factory=dict)
+
+
+class _Runner:
+    """One game's compiled search with its threads' scratch lines and counters."""
+
+    def __init__(self, game: Game, table: SolverTable, threads: int, stack: int, endgame):
+        self.game = game
+        self.table = table
+        self.endgame = endgame
+        oracle = endgame.oracle if endgame is not None else no_endgame
+        self.tables = endgame.tables if endgame is not None else _NO_TABLES
+        self.search = _build_solver(game.kernel, oracle)
+        self.lines = [SolverLine.allocate(stack, game.num_actions, game.state_size) for _ in range(threads)]
+        self.stats = [np.zeros(NUM_STATS, np.int64) for _ in range(threads)]
+        self.control = np.zeros(1, np.int64)
+        self.totals = np.zeros(NUM_STATS, np.int64)
+
+    def nodes_now(self) -> int:
+        """Nodes so far, read while threads run (for progress)."""
+        return int(self.totals[S_NODES] + sum(int(s[S_NODES]) for s in self.stats))
+
+    def run(self, root, root_key, settings: SolverSettings, key_indices) -> tuple[int, int, bool]:
+        """One window search on every thread: (value, best move, stopped)."""
+        self.control[0] = 0
+        for s in self.stats:
+            s[:] = 0
+        results: list = [None] * len(self.lines)
+
+        def work(t):
+            shifted = settings._replace(root_shift=t)
+            results[t] = self.search(self.game.params, root, root_key, shifted, self.table.words, self.lines[t],
+                                     self.stats[t], self.control, key_indices, self.tables)
+            if not self.stats[t][S_ABORTED]:
+                self.control[0] = 2  # answered: the others stop
+
+        if len(self.lines) == 1:
+            work(0)
+        else:
+            pool = [threading.Thread(target=work, args=(t,)) for t in range(len(self.lines))]
+            for th in pool:
+                th.start()
+            for th in pool:
+                th.join()
+        for s in self.stats:
+            self.totals += s
+        self.totals[S_ABORTED] = 0
+        aborted = [bool(s[S_ABORTED]) for s in self.stats]
+        for s in self.stats:
+            s[:] = 0  # counted in totals now (nodes_now adds both)
+        for t in range(len(self.stats)):
+            if not aborted[t]:
+                v, a = results[t]
+                return int(v), int(a), False
+        return 0, -1, True
+
+
+class _NoTables(NamedTuple):
+    values: np.ndarray
+
+
+_NO_TABLES = _NoTables(np.zeros(1, np.int8))
+
+
+def _check_state(state: State, who: str) -> None:
+    if not isinstance(state, State):
+        raise TypeError(f"{who}: expected a State or a Game, got {type(state).__name__}")
+    if state.is_terminal():
+        raise ValueError(f"{who}: the game is over; there is nothing to solve")
+
+
+def solve(
+    position: State | Game,
+    *,
+    memory: int | str | None = None,
+    table: SolverTable | None = None,
+    threads: int = 1,
+    time_limit: float | None = None,
+    endgame: Any = "auto",
+    ordering: bool = True,
+    etc: bool = True,
+    deepening: bool = False,
+    progress: Callable[[Progress], None] | None = None,
+) -> SolveResult:
+    """Solve ``position`` (a State, or a Game: its start position with seed 0) exactly.
+
+    ``memory``: the table's size (bytes or ``"1G"``; default from the free memory), or pass
+    ``table`` to share one between solves of one game. ``threads``: 1 or more (lazy SMP).
+    ``time_limit``: seconds; past it the result holds the bounds proven so far
+    (``exact=False``). ``endgame``: ``"auto"`` (the Kalah family's database of the default
+    size, built or loaded from the cache), None (none), or an ``agents.endgame.Endgame``.
+    ``ordering``, ``etc``, ``deepening``: switch the refinements off to measure them.
+    ``progress(Progress)`` is called after every null-window search.
+    """
+    state = position.new_state(0) if isinstance(position, Game) else position
+    _check_state(state, "solve")
+    if not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"solve: threads must be a positive integer, got {threads!r}")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"solve: time_limit must be > 0 seconds, got {time_limit!r}")
+    game = state.game
+    start = time.perf_counter()
+    table = table if table is not None else SolverTable(memory)
+    if isinstance(endgame, str):
+        if endgame != "auto":
+            raise ValueError(f"solve: endgame must be 'auto', None or an Endgame, got {endgame!r}")
+        endgame = endgame_for(game)
+    if endgame is not None and not endgame.usable_from(state):
+        endgame = None
+    deadline = start + time_limit if time_limit is not None else 0.0
+    cap_left = MAX_STACK if game.max_plies is None else max(1, game.max_plies - state.plies)
+    stack = min(cap_left, MAX_STACK) + 1
+    runner = _Runner(game, table, threads, stack, endgame)
+    total = game.search_score_total(state)
+    settings = SolverSettings(alpha=-INF, beta=INF, depth=0, score_total=-1 if total is None else int(total),
+                              max_plies=game.ply_cap, max_stack=stack, deadline=deadline, key_plies=False,
+                              ordering=ordering, etc=etc, root_shift=0)
+    result = _mtdf(state, runner, settings, deepening, progress, start)
+    if runner.totals[S_CAP_HITS] and not result.get("stopped"):
+        # the key left the ply counter out: capped and uncapped values may have met. Again,
+        # keyed with the ply counter, and without the database (it values the uncapped game).
+        table.clear()
+        runner = _Runner(game, table, threads, stack, None)
+        result = _mtdf(state, runner, settings._replace(key_plies=True), deepening, progress, start)
+        table.clear()  # entries of a capped game must not answer later solves
+    totals = runner.totals
+    mover = state.current_player
+    value = result["value"]
+    return SolveResult(
+        value=value if mover == 0 else -value, best_action=result["best"], mover_value=value, to_move=mover,
+        nodes=int(totals[S_NODES]), seconds=time.perf_counter() - start, exact=not result["stopped"],
+        method="mtdf", lower=result["lower"], upper=result["upper"], iterations=result["iterations"],
+        endgame_hits=int(totals[S_DB_HITS]), table_cuts=int(totals[S_TT_CUTS]), etc_cuts=int(totals[S_ETC_CUTS]),
+        bound_cuts=int(totals[S_BOUND_CUTS]), capped=bool(totals[S_CAP_HITS]), threads=threads,
+        table_bytes=table.nbytes, endgame_seeds=None if endgame is None else endgame.max_seeds)
+
+
+def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: bool,
+          progress: Callable | None, start: float) -> dict:
+    """MTD(f) on ``state``, its first guess from iterative deepening: the value (mover's view)."""
+    game = state.game
+    root = state.array.copy()
+    key_indices = game.position_key_indices()
+    root_key = _root_key(root, key_indices, game, settings.key_plies)
+    guess = 0
+    iterations = 0
+
+    def report(stage, depth, lower, upper, g):
+        if progress is not None:
+            progress(Progress(stage, depth, lower, upper, g, runner.nodes_now(), time.perf_counter() - start))
+
+    if deepening:
+        # depth-limited null-window searches (leaves valued by the score difference): a guess
+        for depth in range(2, 64, 2):
+            if time.perf_counter() - start > 0.02 * (settings.deadline - start if settings.deadline else 30.0):
+                break
+            lower, upper = -INF, INF
+            while lower < upper:
+                beta = max(guess, lower + 1)
+                v, _, stopped = runner.run(root, root_key, settings._replace(alpha=beta - 1, beta=beta, depth=depth),
+                                           key_indices)
+                if stopped:
+                    break
+                guess = v
+                if v < beta:
+                    upper = v
+                else:
+                    lower = v
+            report("deepening", depth, -INF, INF, guess)
+    lower, upper = -INF, INF
+    if settings.score_total >= 0:  # the whole range the value can lie in
+        scores = state.scores()
+        now = scores[state.current_player] - scores[1 - state.current_player]
+        rest = settings.score_total - sum(scores)
+        lower, upper = now - rest, now + rest
+    guess = min(max(guess, lower), upper)
+    best = -1
+    stopped = False
+    while lower < upper:
+        beta = max(guess, lower + 1)
+        v, a, stopped = runner.run(root, root_key, settings._replace(alpha=beta - 1, beta=beta), key_indices)
+        iterations += 1
+        if stopped:
+            break
+        guess = v
+        if v < beta:
+            upper = v
+        else:
+            lower = v
+            best = a  # a fail-high's move reaches at least v
+        report("exact", 0, lower, upper, guess)
+    if not stopped and (best < 0 or lower != upper):
+        # the last fail-low leaves no move that keeps the value: one window around it finds one
+        v, best, stopped = runner.run(root, root_key, settings._replace(alpha=lower - 1, beta=lower + 1), key_indices)
+        iterations += 1
+    value = lower if lower == upper else guess
+    return {"value": int(value), "best": int(best), "stopped": stopped, "lower": int(lower), "upper": int(upper),
+            "iterations": iterations}
+
+
+def _root_key(root: np.ndarray, key_indices: np.ndarray, game: Game, key_plies: bool) -> np.uint64:
+    ply = int(game.kernel.plies(root, game.params)) if key_plies else -1
+    return np.uint64(_position_key(root, key_indices, ply))
+
+
+def perfect_line(position: State | Game, *, table: SolverTable | None = None, endgame: Any = "auto",
+                 threads: int = 1, max_moves: int = 10_000) -> list[tuple[int, str, int]]:
+    """A line of perfect play from ``position`` to the end: (action, its name, value player_0 - player_1)."""
+    state = (position.new_state(0) if isinstance(position, Game) else position).clone()
+    table = table if table is not None else SolverTable()
+    line = []
+    while not state.is_terminal() and len(line) < max_moves:
+        result = solve(state, table=table, endgame=endgame, threads=threads, deepening=False)
+        line.append((result.best_action, state.game.action_to_string(state, result.best_action), result.value))
+        state.apply(result.best_action)
+    return line
+
+
+class SolverAgent(Agent):
+    """Plays a perfect move by solving every position (``memory``: the table's size)."""
+
+    name = "solver"
+
+    def __init__(self, seed: int | None = None, memory: str | int | None = "256M", threads: int = 1,
+                 endgame: bool = True):
+        super().__init__(seed)
+        if not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"solver: threads must be a positive integer, got {threads!r}")
+        self.memory = memory
+        self.threads = threads
+        self.use_endgame = endgame
+        self.table = SolverTable(memory)
+        self._game = None
+
+    def warmup(self, game: Game) -> None:
+        state = game.new_state(0)
+        solve(state, table=SolverTable(1 << 12), endgame=None, time_limit=0.05)
+
+    def act(self, state: State) -> int:
+        _check_state(state, "SolverAgent.act")
+        if self._game != state.game:
+            self._game = state.game
+            self.table = SolverTable(self.memory)  # fresh (untouched pages cost nothing)
+        return solve(state, table=self.table, threads=self.threads,
+                     endgame="auto" if self.use_endgame else None).best_action
+
+    def __getstate__(self):
+        data = dict(self.__dict__)
+        data["table"] = None
+        data["_game"] = None
+        return data
+
+    def __setstate__(self, data):
+        self.__dict__.update(data)
+        self.table = SolverTable(self.memory)
