@@ -72,6 +72,14 @@ def options_json(game: Game) -> str:
     return json.dumps(game.options, sort_keys=True, default=str)
 
 
+def _same_board(stored: str, game: Game) -> bool:
+    """Whether stored options describe ``game``'s board and rules (the ply cap may differ)."""
+    a, b = json.loads(stored), json.loads(options_json(game))
+    a.pop("max_plies", None)
+    b.pop("max_plies", None)
+    return a == b
+
+
 def resolve_eval_path(path: str | Path) -> Path:
     """The evaluation file behind ``path``: a run folder (its ``evaluation.npz``) or the file itself."""
     p = Path(path)
@@ -199,7 +207,7 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
             game = make_game(env_id, **json.loads(options))
         except (MancalaError, ValueError, TypeError) as err:
             raise EvalFileError(f"{where}: cannot rebuild its game {env_id} {options}: {err}") from None
-    elif env_id != game.env_id or json.loads(options) != json.loads(options_json(game)):
+    elif env_id != game.env_id or not _same_board(options, game):
         raise EvalFileError(
             f"{where} was trained for {env_id} with options {options}; it cannot evaluate {game.env_id} with "
             f"options {options_json(game)}: an evaluation plays only the game and board it was trained on"
@@ -374,7 +382,7 @@ class LearnedPolicyAgent(Agent):
         self._logits = np.zeros(self.evaluation.game.num_actions, np.float64)
 
     def act(self, state: State) -> int:
-        if state.game != self.evaluation.game:
+        if state.game.env_id != self.evaluation.game.env_id or not _same_board(options_json(self.evaluation.game), state.game):
             raise EvalFileError(
                 f"{self.evaluation.path} was trained for {self.evaluation.game.env_id}; it cannot play "
                 f"{state.game.env_id} with options {options_json(state.game)}"
