@@ -207,11 +207,8 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
             game = make_game(env_id, **json.loads(options))
         except (MancalaError, ValueError, TypeError) as err:
             raise EvalFileError(f"{where}: cannot rebuild its game {env_id} {options}: {err}") from None
-    elif env_id != game.env_id or not _same_board(options, game):
-        raise EvalFileError(
-            f"{where} was trained for {env_id} with options {options}; it cannot evaluate {game.env_id} with "
-            f"options {options_json(game)}: an evaluation plays only the game and board it was trained on"
-        )
+    else:
+        _check_same_game(where, env_id, options, game)
     if activation not in ACTIVATIONS:
         raise EvalFileError(f"{where}: activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
     spec = _spec_for(game, encoding, where)
@@ -219,6 +216,14 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
     if policy is not None:
         policy = _check_layers(f"{where} (policy)", policy, spec.width, game.num_actions)
     return LearnedEval(game, spec, activation, value, policy, source, file)
+
+
+def _check_same_game(where: str, env_id: str, options: str, game: Game) -> None:
+    if env_id != game.env_id or not _same_board(options, game):
+        raise EvalFileError(
+            f"{where} was trained for {env_id} with options {options}; it cannot evaluate {game.env_id} with "
+            f"options {options_json(game)}: an evaluation plays only the game and board it was trained on"
+        )
 
 
 # -- the network for numba ----------------------------------------------------------------
@@ -286,6 +291,11 @@ class LearnedEval:
     @property
     def has_policy(self) -> bool:
         return self.policy_layers is not None
+
+    def check_game(self, game: Game) -> None:
+        """EvalFileError unless ``game`` is the game and board this evaluation was trained for."""
+        if game is not self.game:
+            _check_same_game(str(self.path or "the evaluation"), self.game.env_id, options_json(self.game), game)
 
     def net(self) -> EvalNet:
         """The weights packed for the jitted forward passes (a fresh copy with its own scratch)."""
@@ -382,11 +392,7 @@ class LearnedPolicyAgent(Agent):
         self._logits = np.zeros(self.evaluation.game.num_actions, np.float64)
 
     def act(self, state: State) -> int:
-        if state.game.env_id != self.evaluation.game.env_id or not _same_board(options_json(self.evaluation.game), state.game):
-            raise EvalFileError(
-                f"{self.evaluation.path} was trained for {self.evaluation.game.env_id}; it cannot play "
-                f"{state.game.env_id} with options {options_json(state.game)}"
-            )
+        self.evaluation.check_game(state.game)
         net_policy(self._net, state.observation(state.current_player), self._logits)
         mask = state.action_mask()
         logits = np.where(mask != 0, self._logits, -np.inf)

@@ -7,8 +7,12 @@ spec                                   agent
 ``greedy[:max_chain=64]``              most immediate score gain (through extra turns)
 ``alphabeta:depth=6``                  iterative-deepening negamax to 6 plies (``mancala_envs.agents.search``)
 ``alphabeta:time=0.5``                 the same for 0.5 s per move; ``tt_bits=18``, ``key=state|obs``
+``alphabeta:depth=6,eval=RUN_DIR``     leaves valued by a run's learned evaluation (``RUN_DIR/evaluation.npz``,
+                                       ``mancala_envs.agents.learned_eval``)
 ``mcts:sims=2000,c=1.4``               UCT with random rollouts (``mancala_envs.agents.mcts``); ``time=``,
                                        ``max_nodes=``
+``mcts:sims=800,eval=RUN_DIR``         the learned value at the leaves instead of rollouts; PUCT with the
+                                       run's policy as priors where the file has one
 ``solver[:tt_bits=20,key=state]``      perfect play by exact solving (small boards only)
 ``human``                              moves typed in the game's notation on stdin
 ``policy:PATH``                        a trained model: a run folder or model file of ``mancala train``
@@ -47,8 +51,8 @@ def _policy_factory(seed=None, path: str = ""):
 AGENT_FACTORIES: dict[str, tuple[Callable[..., Agent], dict[str, Any]]] = {
     "random": (RandomAgent, {}),
     "greedy": (GreedyAgent, {"max_chain": int}),
-    "alphabeta": (AlphaBetaAgent, {"depth": int, "time": float, "tt_bits": int, "key": _key}),
-    "mcts": (MCTSAgent, {"sims": int, "c": float, "time": float, "max_nodes": int}),
+    "alphabeta": (AlphaBetaAgent, {"depth": int, "time": float, "tt_bits": int, "key": _key, "eval": str}),
+    "mcts": (MCTSAgent, {"sims": int, "c": float, "time": float, "max_nodes": int, "eval": str}),
     "solver": (SolverAgent, {"tt_bits": int, "key": _key}),
     "human": (HumanAgent, {}),
     "policy": (_policy_factory, {}),  # policy:PATH, the rest of the spec is a path
@@ -92,7 +96,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
             ) from None
     try:
         agent = factory(seed=seed, **params)
-    except ValueError as err:
+    except (ValueError, MancalaError) as err:
         raise AgentSpecError(f"agent spec {spec!r}: {err}") from None
     agent.name = spec.strip()
     return agent
