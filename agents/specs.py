@@ -21,12 +21,14 @@ spec                                   agent
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
 from mancala_envs.core.errors import MancalaError
 
 from .base import Agent
 from .human import HumanAgent
+from .learned_eval import EVAL_FILE, LearnedPolicyAgent
 from .mcts import MCTSAgent
 from .policy import PolicyAgent
 from .search import AlphaBetaAgent, SolverAgent
@@ -43,7 +45,11 @@ _key.__name__ = "state|obs"
 
 
 def _policy_factory(seed=None, path: str = ""):
-    """``policy:PATH``: a trained model (``mancala_envs.agents.policy``; loads torch only when used)."""
+    """``policy:PATH``: a trained model (``mancala_envs.agents.policy``; loads torch only when used),
+    or the policy head in ``evaluation.npz`` of a run folder without ``final_model.zip`` (a value trainer's run)."""
+    folder = Path(path)
+    if folder.is_dir() and (folder / EVAL_FILE).is_file() and not (folder / "final_model.zip").is_file():
+        return LearnedPolicyAgent(folder, seed=seed)
     return PolicyAgent(path, seed=seed)
 
 

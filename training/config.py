@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
 from mancala_envs.agents import make_agent
+from mancala_envs.core.encodings import ENCODINGS
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.registry import make_game
 
@@ -72,10 +73,37 @@ class EvalConfig:
 
 
 @dataclass
+class ValueConfig:
+    """The value trainer (``algo: search-bootstrap``, ``mancala_envs.training.search_bootstrap``)."""
+
+    iterations: int = 10  # rounds of self-play then fitting
+    games: int = 64  # self-play games per iteration (split over the workers)
+    depth: int = 3  # plies each self-play move searches (leaves valued by the current evaluation)
+    random_plies: int = 8  # each game opens with 0..random_plies uniformly random moves
+    epsilon: float = 0.05  # chance of a random move after the opening (the position is still labelled)
+    outcome_weight: float = 0.25  # share of the game's result in the value target (the rest: the search value)
+    margin_scale: float = 6.0  # before any evaluation exists, search values are tanh(score difference / this)
+    encoding: str = "onehot"  # network input (mancala_envs.core.encodings.ENCODINGS)
+    hidden: list[int] = field(default_factory=lambda: [64])  # hidden layers of the value and policy networks
+    activation: str = "relu"  # hidden activation: relu or tanh
+    learning_rate: float = 1e-3  # Adam step size
+    epochs: int = 3  # passes over the replay buffer per iteration
+    batch_size: int = 256  # minibatch size
+    replay: int = 60000  # positions kept (the newest)
+    workers: int = 2  # self-play processes
+    eval_every: int = 5  # iterations between evaluations of the search agent
+    eval_depth: int = 4  # depth of the search agent evaluated (alphabeta:depth=eval_depth,eval=RUN_DIR)
+
+
+ALGORITHMS = ("ppo", "search-bootstrap")
+
+
+@dataclass
 class TrainConfig:
     """A self-play training run."""
 
     env_id: str = "kalah-v0"  # registered id
+    algo: str = "ppo"  # "ppo" (MaskablePPO self-play) or "search-bootstrap" (a learned evaluation; the value section)
     options: dict[str, Any] = field(default_factory=dict)  # game options overriding the id's preset
     total_timesteps: int = 200000  # learner steps to train for
     num_envs: int = 32  # games played in parallel
@@ -87,10 +115,14 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    value: ValueConfig = field(default_factory=ValueConfig)
 
     def validate(self) -> None:
         """Semantic checks the types cannot express."""
         make_game(self.env_id, **self.options)  # unknown id / option: the registry's message
+        if self.algo not in ALGORITHMS:
+            raise ConfigError(f"algo must be one of {', '.join(ALGORITHMS)}, got {self.algo!r}")
+        self._validate_value()
         positive = {
             "total_timesteps": self.total_timesteps,
             "num_envs": self.num_envs,
@@ -131,6 +163,26 @@ class TrainConfig:
                 raise ConfigError(f"pool.baselines[{spec!r}] must be a positive weight, got {weight}")
         if "random" not in self.eval.ladder:
             raise ConfigError("eval.ladder must include 'random': ratings are anchored at random = 0")
+
+    def _validate_value(self) -> None:
+        v = self.value
+        for key in ("iterations", "games", "depth", "epochs", "batch_size", "replay", "workers", "eval_every",
+                    "eval_depth"):
+            if getattr(v, key) < 1:
+                raise ConfigError(f"value.{key} must be at least 1, got {getattr(v, key)}")
+        if v.random_plies < 0:
+            raise ConfigError(f"value.random_plies must be >= 0, got {v.random_plies}")
+        for key in ("epsilon", "outcome_weight"):
+            if not 0.0 <= getattr(v, key) <= 1.0:
+                raise ConfigError(f"value.{key} must be from 0 to 1, got {getattr(v, key)}")
+        if not v.margin_scale > 0 or not v.learning_rate > 0:
+            raise ConfigError("value.margin_scale and value.learning_rate must be positive")
+        if v.encoding not in ENCODINGS:
+            raise ConfigError(f"value.encoding must be one of {', '.join(ENCODINGS)}, got {v.encoding!r}")
+        if v.activation not in ("relu", "tanh"):
+            raise ConfigError(f"value.activation must be relu or tanh, got {v.activation!r}")
+        if any(n < 1 for n in v.hidden):
+            raise ConfigError(f"value.hidden must list positive layer sizes, got {v.hidden}")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
