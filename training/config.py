@@ -103,7 +103,6 @@ class TrainConfig:
     """A self-play training run."""
 
     env_id: str = "kalah-v0"  # registered id
-    algo: str = "ppo"  # "ppo" (MaskablePPO self-play) or "search-bootstrap" (a learned evaluation; the value section)
     options: dict[str, Any] = field(default_factory=dict)  # game options overriding the id's preset
     total_timesteps: int = 200000  # learner steps to train for
     num_envs: int = 32  # games played in parallel
@@ -112,6 +111,7 @@ class TrainConfig:
     checkpoint_every: int = 20000  # learner steps between checkpoints
     runs_dir: str = "runs"  # where run folders are created
     name: str = ""  # run folder name prefix (default: the env id)
+    algo: str = "ppo"  # "ppo" (MaskablePPO self-play) or "search-bootstrap" (a learned evaluation; the value section)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
