@@ -34,6 +34,15 @@ the selection step keeps each node's mean return and ``1/sqrt(visits)`` up to da
 backup, so choosing a child costs a multiply-add. On Kalah(6,4) from the start, 20,000
 simulations run at about 500 k simulations/s on one core (``benchmarks/run.py``, figure (i)).
 
+Learned evaluation (``mcts_search(..., evaluation=...)``, ``mcts:sims=800,eval=RUN_DIR``):
+step 3 values the new node by the evaluation's value head (``mancala_envs.agents.learned_eval``,
+the node's mover's observation, clipped to [-1, 1]) instead of a rollout. If the file also
+has a policy head, selection is PUCT: every node keeps the softmax of the policy's logits
+over its legal moves (``SearchTree.prior``), and the descent takes the move maximising
+``Q + c * P * sqrt(N) / (1 + n)`` (an unexpanded move counts ``Q = 0``), expanding it when it
+has no child yet. The weights are arrays in ``SimulationScratch``: no recompilation per
+weight set, no Python call per node.
+
 Budgets: ``sims`` simulations, or ``time`` seconds (the clock is read every 64
 simulations, the tree is sized by ``max_nodes``), or both (whichever ends first).
 """

@@ -30,6 +30,14 @@ to move at the node being searched.
 
 Per family, what ``d`` means:
 
+Learned evaluation: ``search(..., evaluation=...)`` and ``AlphaBetaAgent(eval=RUN_DIR)``
+(``alphabeta:depth=6,eval=RUN_DIR``) value every leaf that is not the end of the game by a
+network (``mancala_envs.agents.learned_eval``): the mover's observation, encoded, through
+the MLP, clipped to [-1, 1], from the leaf's player to move, negated for the other player.
+The weights are arrays inside ``SearchBuffers`` (an ``EvalNet``), so the loop compiled once
+per kernel serves every weight set, and the forward pass runs in the compiled loop. The
+end of the game stays ``WIN_BONUS * result + d`` (a draw: 0, the evaluation's even value).
+
 A game may replace ``d`` at depth-limit leaves by its own evaluation
 (``Game.search_heuristic``, a jitted ``(state, params, player) -> float``); the solver and
 ends of the game always use ``d``. Per family:
