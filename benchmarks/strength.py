@@ -34,7 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mancala_envs.agents import make_agent, play_match  # noqa: E402
+import numpy as np  # noqa: E402
+
+from mancala_envs.agents import make_agent, play_match, solve  # noqa: E402
 from mancala_envs.agents.openings import opening_suite  # noqa: E402
 from mancala_envs.core.files import write_text_atomic  # noqa: E402
 from mancala_envs.registry import make_game  # noqa: E402
@@ -95,6 +97,50 @@ def measure_row(env_id: str, spec_a: str, spec_b: str, run_dir: Path, openings: 
     }
 
 
+def solved_positions(env_id: str, count: int, seed: int, board_seeds: int) -> list[tuple]:
+    """``count`` endgame positions (at most ``board_seeds`` stones left to win) with their optimal moves.
+
+    Positions come from games of alpha-beta depth 2 with one move in five random, from
+    distinct random openings; each legal move is valued by the exact solver (final margin
+    for the mover), and the moves of the best value are the optimal ones.
+    """
+    game = make_game(env_id)
+    rng = np.random.default_rng(seed)
+    player = make_agent("alphabeta:depth=2", seed=seed)
+    out = []
+    while len(out) < count:
+        state = game.new_state(int(rng.integers(2**31)))
+        while not state.is_terminal():
+            left = game.search_score_total(state)
+            if left is not None and left - sum(state.scores()) <= board_seeds and len(state.legal_actions()) > 1:
+                break
+            state.apply(int(rng.choice(state.legal_actions())) if rng.random() < 0.2 else player.act(state))
+        if state.is_terminal() or len(state.legal_actions()) < 2:
+            continue
+        mover, values = state.current_player, {}
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply(action)
+            if child.is_terminal():
+                scores = child.scores()
+                values[action] = scores[mover] - scores[1 - mover]
+            else:
+                result = solve(child, tt_bits=18)
+                values[action] = result.mover_value if child.current_player == mover else -result.mover_value
+        best = max(values.values())
+        out.append((state, {a for a, v in values.items() if v == best}))
+    return out
+
+
+def optimal_move_rate(spec: str, positions: list[tuple], seed: int) -> float:
+    agent = make_agent(spec, seed=seed)
+    hits = 0
+    for state, optimal in positions:
+        agent.reset(seed)
+        hits += agent.act(state.clone()) in optimal
+    return hits / len(positions)
+
+
 def table(rows: list[dict]) -> str:
     lines = ["| game | agent A | agent B | games (distinct) | A's score (95% CI) | target | met |",
              "|---|---|---|---|---|---|---|"]
@@ -118,6 +164,9 @@ def main(argv=None) -> int:
     parser.add_argument("--openings", type=int, default=100, help="openings per row, each from both seats (default 100)")
     parser.add_argument("--seed", type=int, default=12345, help="seed of the suites and agents")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "strength.json"))
+    parser.add_argument("--solved", type=int, default=0,
+                        help="also the optimal-move rate of every agent on this many solved Kalah endgames")
+    parser.add_argument("--board-seeds", type=int, default=14, help="stones left on the board in those endgames")
     args = parser.parse_args(argv)
     if args.openings < 100:
         print("note: fewer than 100 openings (200 games) per row is below the issue's protocol", flush=True)
@@ -137,8 +186,18 @@ def main(argv=None) -> int:
             print(f"  {env_id}: {spec_a} vs {spec_b}: {row['score']:.1%} over {row['games']} games", flush=True)
     text = table(rows)
     print(text)
+    rates = {}
+    if args.solved:
+        for k, (config, env_id, specs) in enumerate(entries):
+            positions = solved_positions(env_id, args.solved, args.seed, args.board_seeds)
+            run_dir = training[config]["run_dir"]
+            for spec in dict.fromkeys(s for a, b, _ in specs for s in (a, b)):
+                rate = optimal_move_rate(spec.replace("RUN", run_dir), positions, args.seed)
+                rates[f"{env_id} {spec}"] = rate
+                print(f"optimal-move rate on {len(positions)} solved {env_id} endgames (<= {args.board_seeds} "
+                      f"stones on the board): {spec}: {rate:.1%}", flush=True)
     results = {"setting": args.setting, "rows": rows, "training": training, "openings": args.openings,
-               "load_before": load_before, "load_after": os.getloadavg()}
+               "optimal_move_rate": rates, "load_before": load_before, "load_after": os.getloadavg()}
     write_text_atomic(args.out, json.dumps(results, indent=1) + "\n")
     print(f"\nwritten to {args.out}")
     return 0
