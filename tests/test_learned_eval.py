@@ -114,8 +114,10 @@ def test_the_evaluation_changes_what_alphabeta_and_mcts_see(tmp_path):
         v = float(np.clip(evaluation.value(child.observation(child.current_player)[None])[0], -1, 1))
         best = max(best, v if child.current_player == state.current_player else -v)
     assert learned.value == pytest.approx(best, abs=1e-6)
-    result = mcts_search(state, sims=200, seed=1, evaluation=evaluation)
-    assert sum(result.visits.values()) == 199 and all(-1 <= v <= 1 for v in result.values.values())
+    result = mcts_search(state, sims=200, seed=1, evaluation=evaluation)  # PUCT: the file has a policy
+    assert sum(result.visits.values()) == 200 and all(-1 <= v <= 1 for v in result.values.values())
+    timed = make_agent(f"alphabeta:time=0.05,eval={tmp_path}", seed=0)
+    assert state.is_legal(timed.act(state)) and timed.last.depth >= 1
 
 
 def test_bad_and_mismatched_eval_paths_are_clear(tmp_path):

@@ -55,11 +55,11 @@ from mancala_envs.core.game import Game
 from mancala_envs.registry import make_game
 
 from .config import TrainConfig
-from .evaluation import LEARNER, evals_csv, evaluate, learner_ratings
+from .evaluation import LEARNER, evals_csv, evaluate, ladder_results, ladder_to_json, learner_ratings
 from .report import build_report, results_table, write_report
 from .run_folder import RunState, checkpoint_file, write_state
 
-SUITE_PERIODIC, SUITE_FINAL = 22, 99
+SUITE_LADDER, SUITE_PERIODIC, SUITE_FINAL = 11, 22, 99  # as training.train's suites
 BARE = "bare network"
 
 
@@ -290,7 +290,11 @@ class SearchBootstrapTrainer:
         self.echo(f"final evaluation over {suite.label()}: alphabeta:depth={self.cfg.eval_depth},eval=RUN and "
                   f"the bare policy network, against each of {', '.join(cfg.eval.ladder)}")
         rows, matches = evaluate(self.game, self.search_agent(evaluation), cfg.eval.ladder, suite, self.state.steps)
-        ratings = learner_ratings([], matches, intervals=True)
+        ladder = []
+        if cfg.eval.ladder_openings > 0:  # the ladder agents against each other anchor the ratings
+            ladder = ladder_results(self.game, cfg.eval.ladder, self._suite(cfg.eval.ladder_openings, SUITE_LADDER))
+            self.state.ladder = ladder_to_json(ladder)
+        ratings = learner_ratings(ladder, matches, intervals=True)
         bare = LearnedPolicyAgent(self.run_dir, seed=cfg.seed)
         bare.name = LEARNER
         bare_rows, _ = evaluate(self.game, bare, cfg.eval.ladder, suite, self.state.steps)
