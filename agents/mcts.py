@@ -34,6 +34,15 @@ the selection step keeps each node's mean return and ``1/sqrt(visits)`` up to da
 backup, so choosing a child costs a multiply-add. On Kalah(6,4) from the start, 20,000
 simulations run at about 500 k simulations/s on one core (``benchmarks/run.py``, figure (i)).
 
+Learned evaluation (``mcts_search(..., evaluation=...)``, ``mcts:sims=800,eval=RUN_DIR``):
+step 3 values the new node by the evaluation's value head (``mancala_envs.agents.learned_eval``,
+the node's mover's observation, clipped to [-1, 1]) instead of a rollout. If the file also
+has a policy head, selection is PUCT: every node keeps the softmax of the policy's logits
+over its legal moves (``SearchTree.prior``), and the descent takes the move maximising
+``Q + c * P * sqrt(N) / (1 + n)`` (an unexpanded move counts ``Q = 0``), expanding it when it
+has no child yet. The weights are arrays in ``SimulationScratch``: no recompilation per
+weight set, no Python call per node.
+
 Budgets: ``sims`` simulations, or ``time`` seconds (the clock is read every 64
 simulations, the tree is sized by ``max_nodes``), or both (whichever ends first).
 """
@@ -43,6 +52,7 @@ from __future__ import annotations
 import functools
 import time as _time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -54,6 +64,7 @@ from mancala_envs.core.inline import inline_kernel, unowned
 from mancala_envs.core.jit_helpers import copy_into, past_deadline, random_below, random_legal_action
 
 from .base import Agent
+from .learned_eval import EvalNet, LearnedEval, load_evaluation, net_policy, net_value
 
 __all__ = ["MCTSAgent", "MCTSResult", "mcts_search"]
 
@@ -72,6 +83,7 @@ class SearchTree(NamedTuple):
     children_index: np.ndarray  # int32[N, A]    child node per move, -1 while unexpanded
     num_unexpanded: np.ndarray  # int32[N]       legal moves still without a child
     legal: np.ndarray  # int8[N, A]     legal moves of the node
+    prior: np.ndarray  # float32[N, A]  policy prior of each move (PUCT; only with a learned policy)
 
     @classmethod
     def allocate(cls, nodes: int, num_actions: int, state_size: int) -> "SearchTree":
@@ -80,6 +92,7 @@ class SearchTree(NamedTuple):
             np.zeros(nodes, np.float64), np.zeros(nodes, np.float64), np.zeros(nodes, np.float64),
             np.zeros(nodes, np.int32), np.zeros(nodes, np.int32), np.zeros((nodes, num_actions), np.int32),
             np.zeros(nodes, np.int32), np.zeros((nodes, num_actions), np.int8),
+            np.zeros((nodes, num_actions), np.float32),
         )
 
     @property
@@ -96,11 +109,15 @@ class SimulationScratch(NamedTuple):
     mask: np.ndarray  # int8[A]        legal moves of the rollout position
     returns: np.ndarray  # float64[2]     the rollout's result per player
     scores: np.ndarray  # float64[2]     the rollout position's scores
+    logits: np.ndarray  # float64[A]     the policy head's logits (PUCT)
+    evaluation: EvalNet  # the learned evaluation (EvalNet.empty when none)
 
     @classmethod
-    def allocate(cls, nodes: int, num_actions: int, state_size: int) -> "SimulationScratch":
+    def allocate(cls, nodes: int, num_actions: int, state_size: int,
+                 evaluation: EvalNet | None = None, observation_size: int = 1) -> "SimulationScratch":
+        net = evaluation if evaluation is not None else EvalNet.empty(observation_size)
         return cls(np.zeros(nodes, np.int64), np.zeros(state_size, np.int32), np.zeros(num_actions, np.int8),
-                   np.zeros(2, np.float64), np.zeros(2, np.float64))
+                   np.zeros(2, np.float64), np.zeros(2, np.float64), np.zeros(num_actions, np.float64), net)
 
 
 class MCTSSettings(NamedTuple):
@@ -112,6 +129,8 @@ class MCTSSettings(NamedTuple):
     max_plies: int  # the game's ply_cap (NO_PLY_CAP for none): no node expanded, no rollout played past it
     decisive_total: float  # > 0: a score above half of it decides the game (Game.result_follows_scores)
     seed: np.uint64  # splitmix64 seed of the expansion order and the rollouts
+    use_eval: bool  # value new nodes by the learned evaluation instead of a rollout
+    use_priors: bool  # PUCT selection with the learned policy's priors
 
 
 @njit(cache=True, inline="always")
@@ -140,6 +159,40 @@ def _select(tree, path, c):
         depth += 1
         path[depth] = node
     return node, depth
+
+
+@njit(cache=True, inline="always")
+def _select_puct(tree, path, c):
+    """PUCT descent: from the root, step to the move maximising ``Q + c * P * sqrt(N) / (1 + n)``
+    (an unexpanded move has ``Q = 0``) until that move has no child or the node is terminal.
+
+    Returns (node, its depth, the move to expand there or -1); the path goes to ``path``.
+    """
+    node = 0
+    depth = 0
+    path[0] = 0
+    while tree.node_player[node] >= 0:
+        sqrt_n = np.sqrt(tree.node_visits[node] + 1.0)
+        best_action = -1
+        best_score = -1e300
+        for a in range(tree.children_index.shape[1]):
+            if tree.legal[node, a] == 0:
+                continue
+            child = tree.children_index[node, a]
+            q, n = 0.0, 0.0
+            if child >= 0:
+                q, n = tree.node_mean[child], np.float64(tree.node_visits[child])
+            score = q + c * tree.prior[node, a] * sqrt_n / (1.0 + n)
+            if score > best_score:
+                best_score = score
+                best_action = a
+        child = tree.children_index[node, best_action]
+        if child < 0:
+            return node, depth, best_action
+        node = child
+        depth += 1
+        path[depth] = node
+    return node, depth, -1
 
 
 @njit(cache=True, inline="always")
@@ -185,7 +238,52 @@ def _build_mcts(kernel):
     """
     k = inline_kernel(kernel)
     legal_mask, apply, current_player = k.legal_mask, k.apply, k.current_player
-    returns, plies, scores = k.returns, k.plies, k.scores
+    returns, plies, scores, observe = k.returns, k.plies, k.scores, k.observe
+
+    @njit(inline="always")
+    def set_priors(tree, params, node, scratch):
+        """The policy head's softmax over the node's legal moves into ``tree.prior[node]``."""
+        net = scratch.evaluation
+        observe(tree.node_states[node], params, tree.node_player[node], net.obs)
+        net_policy(net, net.obs, scratch.logits)
+        top = -1e300
+        for a in range(scratch.logits.shape[0]):
+            if tree.legal[node, a] != 0 and scratch.logits[a] > top:
+                top = scratch.logits[a]
+        total = 0.0
+        for a in range(scratch.logits.shape[0]):
+            p = np.exp(scratch.logits[a] - top) if tree.legal[node, a] != 0 else 0.0
+            scratch.logits[a] = p
+            total += p
+        for a in range(scratch.logits.shape[0]):
+            tree.prior[node, a] = scratch.logits[a] / total
+
+    @njit(inline="always")
+    def evaluate(params, position, scratch, max_plies):
+        """A new node's value from the learned evaluation into ``scratch.returns`` (the end of
+        the game: its result; the ply cap: 0 for both)."""
+        result = scratch.returns
+        player = current_player(position, params)
+        if player < 0:
+            returns(position, params, result)
+        elif plies(position, params) >= max_plies:
+            result[0] = 0.0
+            result[1] = 0.0
+        else:
+            net = scratch.evaluation
+            observe(position, params, player, net.obs)
+            value = min(max(net_value(net, net.obs), -1.0), 1.0)
+            result[player] = value
+            result[1 - player] = -value
+
+    @njit(inline="always")
+    def add_child(tree, params, node, new, pick):
+        """Give move ``pick`` of ``node`` the new node ``new``."""
+        copy_into(tree.node_states[new], tree.node_states[node])
+        apply(tree.node_states[new], params, pick)
+        describe_node(tree, params, new, node, pick)
+        tree.children_index[node, pick] = new
+        tree.num_unexpanded[node] -= 1
 
     @njit(inline="always")
     def describe_node(tree, params, node, parent, action):
@@ -217,11 +315,7 @@ def _build_mcts(kernel):
                     pick = a
                     break
                 seen += 1
-        copy_into(tree.node_states[new], tree.node_states[node])
-        apply(tree.node_states[new], params, pick)
-        describe_node(tree, params, new, node, pick)
-        tree.children_index[node, pick] = new
-        tree.num_unexpanded[node] -= 1
+        add_child(tree, params, node, new, pick)
         return s
 
     @njit(inline="always")
@@ -257,20 +351,36 @@ def _build_mcts(kernel):
         scratch = unowned(scratch_owned)
         copy_into(tree.node_states[0], root)
         describe_node(tree, params, 0, -1, -1)
+        if settings.use_priors and tree.node_player[0] >= 0:
+            set_priors(tree, params, 0, scratch)
         s = settings.seed
         used = 1
         sims = 0
         while sims < settings.num_sims and used < tree.node_states.shape[0]:
             if sims > 0 and past_deadline(settings.deadline, sims, 64):
                 break
-            node, depth = _select(tree, scratch.path, settings.c)
-            if tree.node_player[node] >= 0 and plies(tree.node_states[node], params) < settings.max_plies:
-                s = expand(tree, params, node, used, s)
+            if settings.use_priors:
+                node, depth, pick = _select_puct(tree, scratch.path, settings.c)
+                expandable = pick >= 0 and plies(tree.node_states[node], params) < settings.max_plies
+            else:
+                node, depth = _select(tree, scratch.path, settings.c)
+                pick = -1
+                expandable = tree.node_player[node] >= 0 and plies(tree.node_states[node], params) < settings.max_plies
+            if expandable:
+                if settings.use_priors:
+                    add_child(tree, params, node, used, pick)
+                    if tree.node_player[used] >= 0:
+                        set_priors(tree, params, used, scratch)
+                else:
+                    s = expand(tree, params, node, used, s)
                 node = used
                 used += 1
                 depth += 1
                 scratch.path[depth] = node
-            s = rollout(params, tree.node_states[node], scratch, settings.max_plies, settings.decisive_total, s)
+            if settings.use_eval:
+                evaluate(params, tree.node_states[node], scratch, settings.max_plies)
+            else:
+                s = rollout(params, tree.node_states[node], scratch, settings.max_plies, settings.decisive_total, s)
             _backup(tree, scratch.path, depth, scratch.returns)
             sims += 1
         return _most_visited_root_move(tree), sims, used
@@ -289,8 +399,14 @@ class MCTSResult:
 
 
 def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None = None, c: float = 1.4,
-                seed: int = 0, max_nodes: int | None = None, _tree: SearchTree | None = None) -> MCTSResult:
-    """Run UCT from ``state``; see the module docstring."""
+                seed: int = 0, max_nodes: int | None = None, _tree: SearchTree | None = None,
+                evaluation: LearnedEval | None = None, _net: EvalNet | None = None) -> MCTSResult:
+    """Run UCT from ``state``; see the module docstring.
+
+    With ``evaluation`` (a ``learned_eval.LearnedEval`` of this game) new nodes are valued
+    by its value head instead of a rollout, and if it has a policy head the descent is
+    PUCT with the policy's priors (``_net``: its packed network, to reuse one).
+    """
     if state.is_terminal():
         raise ValueError("mcts_search: the game is over; there is no move to search")
     if sims is None and time_limit is None:
@@ -306,7 +422,10 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
     tree = _tree
     if tree is None or tree.size != (nodes, game.num_actions, game.state_size):
         tree = SearchTree.allocate(nodes, game.num_actions, game.state_size)
-    scratch = SimulationScratch.allocate(nodes, game.num_actions, game.state_size)
+    if evaluation is not None:
+        evaluation.check_game(game)
+        _net = _net if _net is not None else evaluation.net()
+    scratch = SimulationScratch.allocate(nodes, game.num_actions, game.state_size, _net, game.observation_size)
     start = _time.perf_counter()
     total = game.search_score_total(state) if game.result_follows_scores else None
     settings = MCTSSettings(
@@ -316,6 +435,8 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
         max_plies=game.ply_cap,
         decisive_total=-1.0 if total is None else float(total),
         seed=np.uint64(seed),
+        use_eval=evaluation is not None,
+        use_priors=evaluation is not None and evaluation.has_policy,
     )
     best, done, used = _build_mcts(game.kernel)(game.params, state.array.copy(), settings, tree, scratch)
     seconds = _time.perf_counter() - start
@@ -337,7 +458,7 @@ class MCTSAgent(Agent):
     name = "mcts"
 
     def __init__(self, seed: int | None = None, sims: int | None = None, c: float = 1.4,
-                 time: float | None = None, max_nodes: int = 200_000):
+                 time: float | None = None, max_nodes: int = 200_000, eval: str | LearnedEval | None = None):
         super().__init__(seed)
         if sims is None and time is None:
             sims = 1000
@@ -353,13 +474,16 @@ class MCTSAgent(Agent):
         self.max_nodes = max_nodes
         self._tree = None
         self.last: MCTSResult | None = None
+        self.evaluation = load_evaluation(eval) if isinstance(eval, (str, Path)) else eval
+        self._net = self.evaluation.net() if self.evaluation is not None else None
 
     def warmup(self, game) -> None:
-        mcts_search(game.new_state(0), sims=2)
+        mcts_search(game.new_state(0), sims=2, evaluation=self.evaluation, _net=self._net)
 
     def act(self, state: State) -> int:
         seed = int(self.rng.integers(0, 2**63 - 1))
-        self.last = mcts_search(state, self.sims, self.time, self.c, seed, self.max_nodes, self._tree)
+        self.last = mcts_search(state, self.sims, self.time, self.c, seed, self.max_nodes, self._tree,
+                                self.evaluation, self._net)
         self._tree = self.last._tree  # type: ignore[attr-defined]
         return self.last.best_action
 

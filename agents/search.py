@@ -30,6 +30,14 @@ to move at the node being searched.
 
 Per family, what ``d`` means:
 
+Learned evaluation: ``search(..., evaluation=...)`` and ``AlphaBetaAgent(eval=RUN_DIR)``
+(``alphabeta:depth=6,eval=RUN_DIR``) value every leaf that is not the end of the game by a
+network (``mancala_envs.agents.learned_eval``): the mover's observation, encoded, through
+the MLP, clipped to [-1, 1], from the leaf's player to move, negated for the other player.
+The weights are arrays inside ``SearchBuffers`` (an ``EvalNet``), so the loop compiled once
+per kernel serves every weight set, and the forward pass runs in the compiled loop. The
+end of the game stays ``WIN_BONUS * result + d`` (a draw: 0, the evaluation's even value).
+
 A game may replace ``d`` at depth-limit leaves by its own evaluation
 (``Game.search_heuristic``, a jitted ``(state, params, player) -> float``); the solver and
 ends of the game always use ``d``. Per family:
@@ -99,6 +107,7 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -110,6 +119,7 @@ from mancala_envs.core.inline import inline_kernel, inlined, unowned
 from mancala_envs.core.jit_helpers import copy_into, hash_observations, hash_state, past_deadline
 
 from .base import Agent
+from .learned_eval import EvalNet, LearnedEval, load_evaluation, net_value
 
 __all__ = ["AlphaBetaAgent", "SearchStats", "TranspositionTable", "search"]
 
@@ -174,6 +184,7 @@ class SearchSettings(NamedTuple):
     max_stack: int  # deepest ply followed (beyond: valued like a cap)
     deadline: float  # perf_counter() time to give up at; <= 0: none
     use_heuristic: bool  # False: leaves are valued by the score difference
+    use_eval: bool  # True: leaves are valued by the learned evaluation (SearchBuffers.evaluation)
     score_total: float  # Game.search_score_total (scores only grow, their final sum is at most this); < 0: none
 
 
@@ -222,12 +233,14 @@ class SearchBuffers(NamedTuple):
     obs0: np.ndarray  # float32[O]   player_0's observation (key="obs")
     obs1: np.ndarray  # float32[O]   player_1's observation
     priority: np.ndarray  # float64[A]   sort key of each sorted move
+    evaluation: EvalNet  # the learned evaluation (EvalNet.empty when none; SearchSettings.use_eval)
 
     @classmethod
-    def allocate(cls, game: Game) -> "SearchBuffers":
+    def allocate(cls, game: Game, evaluation: EvalNet | None = None) -> "SearchBuffers":
+        net = evaluation if evaluation is not None else EvalNet.empty(game.observation_size)
         return cls(np.zeros(game.num_actions, np.int8), np.zeros(2, np.float64), np.zeros(2, np.float64),
                    np.zeros(game.observation_size, np.float32), np.zeros(game.observation_size, np.float32),
-                   np.zeros(game.num_actions, np.float64))
+                   np.zeros(game.num_actions, np.float64), net)
 
 
 # Table entries are read and written by field name (entry["key"]), which numba compiles and
@@ -399,15 +412,27 @@ def _build_negamax(kernel, heuristic):
         return answered, value, tt_move
 
     @njit(inline="always")
+    def learned_value(leaf, params, me, leaf_player, net):
+        """The learned evaluation of a leaf for ``me``, clipped to [-1, 1]."""
+        observe(leaf, params, leaf_player, net.obs)
+        value = min(max(net_value(net, net.obs), -1.0), 1.0)
+        return value if leaf_player == me else -value
+
+    @njit(inline="always")
     def leaf_value(leaf, params, me, leaf_player, plies_left, settings, buffers):
-        """A leaf's value for ``me``: the heuristic, or the score difference (plus
-        ``WIN_BONUS * result`` at the end of the game, except for the solver)."""
+        """A leaf's value for ``me``: the learned evaluation, the heuristic, or the score
+        difference (plus ``WIN_BONUS * result`` at the end of the game, except for the
+        solver; with a learned evaluation a draw is worth 0, its scale)."""
+        if leaf_player >= 0 and settings.use_eval and not settings.solver:
+            return learned_value(leaf, params, me, leaf_player, buffers.evaluation)
         if leaf_player >= 0 and settings.use_heuristic and plies_left <= 1:
             return heuristic(leaf, params, me)
         scores(leaf, params, buffers.scores)
         value = buffers.scores[me] - buffers.scores[1 - me]
         if leaf_player < 0 and not settings.solver:
             returns(leaf, params, buffers.returns)
+            if settings.use_eval and buffers.returns[me] == 0.0:
+                return 0.0
             value += WIN_BONUS * buffers.returns[me]
         return value
 
@@ -503,13 +528,13 @@ def _no_heuristic(state, params, player):
     return 0.0  # never called: use_heuristic is False
 
 
-def _negamax_for(game: Game, max_stack: int):
+def _negamax_for(game: Game, max_stack: int, evaluation: EvalNet | None = None):
     """The compiled negamax of ``game`` (see ``_build_negamax``) with the scratch arrays of
     one search, allocated once for all its calls (every call writes what it reads)."""
     heuristic = game.search_heuristic
     loop = _build_negamax(game.kernel, heuristic if heuristic is not None else _no_heuristic)
     line = SearchLine.allocate(max_stack, game.num_actions, game.state_size)
-    buffers = SearchBuffers.allocate(game)
+    buffers = SearchBuffers.allocate(game, evaluation)
 
     def negamax(root: np.ndarray, settings: SearchSettings, tables: SearchTables) -> tuple[float, int]:
         """(value, mover's view; best move) of ``root``, or (0, -1) if out of time."""
@@ -519,12 +544,20 @@ def _negamax_for(game: Game, max_stack: int):
 
 
 def _settings(game: Game, depth: int, solver: bool, key: str, max_stack: int,
-              score_total: int | None = None) -> SearchSettings:
+              score_total: int | None = None, use_eval: bool = False) -> SearchSettings:
     """The settings of a search of ``game`` with a full window and no deadline."""
     return SearchSettings(depth=int(depth), alpha=NEG_INF, beta=-NEG_INF, solver=solver, key_mode=KEY_MODES[key],
                           max_plies=game.ply_cap, max_stack=int(max_stack), deadline=0.0,
-                          use_heuristic=game.search_heuristic is not None,
+                          use_heuristic=game.search_heuristic is not None, use_eval=bool(use_eval),
                           score_total=-1.0 if score_total is None else float(score_total))
+
+
+def _eval_net(evaluation: LearnedEval | EvalNet | None, game: Game) -> EvalNet | None:
+    """The packed network of ``evaluation`` (None: none), checked against ``game``."""
+    if isinstance(evaluation, LearnedEval):
+        evaluation.check_game(game)
+        return evaluation.net()
+    return evaluation
 
 
 def _check_state(state: State, who: str) -> None:
@@ -543,11 +576,15 @@ def search(
     key: str = "state",
     rng: np.random.Generator | None = None,
     history: np.ndarray | None = None,
+    evaluation: LearnedEval | EvalNet | None = None,
 ) -> SearchStats:
     """Iterative-deepening alpha-beta from ``state`` to ``depth`` plies and/or for ``time_limit`` s.
 
     Returns the value (mover's view, agent evaluation) and the best move of the deepest
-    completed iteration.
+    completed iteration. ``evaluation`` (a ``learned_eval.LearnedEval`` of this game, or
+    its packed ``EvalNet``) values the leaves instead of the score difference: values are
+    then on its scale, [-1, 1], and a won or lost end of the game is ``+-WIN_BONUS`` plus
+    the margin.
     """
     _check_state(state, "search")
     if depth is None and time_limit is None:
@@ -569,9 +606,10 @@ def search(
     stats = np.zeros(NUM_STATS, np.int64)
     value, best, done_depth, aborted, nodes, caps = 0.0, -1, 0, False, 0, 0
     root = state.array.copy()
-    settings = _settings(game, 1, False, key, min(max_depth, MAX_STACK) + 1)
+    net = _eval_net(evaluation, game)
+    settings = _settings(game, 1, False, key, min(max_depth, MAX_STACK) + 1, use_eval=net is not None)
     tables = SearchTables(tt.entries, history, root_priority, stats)
-    negamax = _negamax_for(game, settings.max_stack)
+    negamax = _negamax_for(game, settings.max_stack, net)
     for d in range(1, max_depth + 1):
         stats[:] = 0
         v, a = negamax(root, settings._replace(depth=d, deadline=deadline if d > 1 else 0.0), tables)
@@ -593,7 +631,7 @@ class AlphaBetaAgent(Agent):
     name = "alphabeta"
 
     def __init__(self, seed: int | None = None, depth: int | None = None, time: float | None = None,
-                 tt_bits: int = 18, key: str = "state"):
+                 tt_bits: int = 18, key: str = "state", eval: str | LearnedEval | None = None):
         super().__init__(seed)
         if depth is None and time is None:
             depth = 6
@@ -609,6 +647,8 @@ class AlphaBetaAgent(Agent):
         self.tt = TranspositionTable(tt_bits)
         self.history: np.ndarray | None = None
         self.last: SearchStats | None = None
+        self.evaluation = load_evaluation(eval) if isinstance(eval, (str, Path)) else eval
+        self._net: EvalNet | None = None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -616,7 +656,17 @@ class AlphaBetaAgent(Agent):
         self.history = None
 
     def warmup(self, game: Game) -> None:
-        search(game.new_state(0), depth=1, tt=TranspositionTable(4), key=self.key)
+        search(game.new_state(0), depth=1, tt=TranspositionTable(4), key=self.key,
+               evaluation=self._evaluation_for(game))
+
+    def _evaluation_for(self, game: Game) -> EvalNet | None:
+        """The packed evaluation (built once), refused for another game than the file's."""
+        if self.evaluation is None:
+            return None
+        self.evaluation.check_game(game)
+        if self._net is None:
+            self._net = self.evaluation.net()
+        return self._net
 
     def act(self, state: State) -> int:
         _check_state(state, "AlphaBetaAgent.act")
@@ -624,12 +674,13 @@ class AlphaBetaAgent(Agent):
             self.history = np.zeros(state.game.num_actions, np.int64)
         self.history //= 2  # age the history between moves
         self.last = search(state, self.depth, self.time, tt=self.tt, key=self.key, rng=self.rng,
-                           history=self.history)
+                           history=self.history, evaluation=self._evaluation_for(state.game))
         return self.last.best_action
 
     def __getstate__(self):
         data = dict(self.__dict__)
         data["tt"] = self.tt.bits  # rebuilt empty on unpickling
+        data["_net"] = None  # packed again from the evaluation
         return data
 
     def __setstate__(self, data):

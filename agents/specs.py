@@ -7,8 +7,12 @@ spec                                   agent
 ``greedy[:max_chain=64]``              most immediate score gain (through extra turns)
 ``alphabeta:depth=6``                  iterative-deepening negamax to 6 plies (``mancala_envs.agents.search``)
 ``alphabeta:time=0.5``                 the same for 0.5 s per move; ``tt_bits=18``, ``key=state|obs``
+``alphabeta:depth=6,eval=RUN_DIR``     leaves valued by a run's learned evaluation (``RUN_DIR/evaluation.npz``,
+                                       ``mancala_envs.agents.learned_eval``)
 ``mcts:sims=2000,c=1.4``               UCT with random rollouts (``mancala_envs.agents.mcts``); ``time=``,
                                        ``max_nodes=``
+``mcts:sims=800,eval=RUN_DIR``         the learned value at the leaves instead of rollouts; PUCT with the
+                                       run's policy as priors where the file has one
 ``solver[:memory=256M,threads=1]``     perfect play by exact solving (``mancala_envs.agents.solver``)
 ``human``                              moves typed in the game's notation on stdin
 ``policy:PATH``                        a trained model: a run folder or model file of ``mancala train``
@@ -42,6 +46,7 @@ import importlib
 import inspect
 import os
 import sys
+from pathlib import Path
 from typing import Any, Callable
 
 from mancala_envs.core.errors import MancalaError
@@ -49,6 +54,7 @@ from mancala_envs.core.extras import require_extra
 
 from .base import Agent
 from .human import HumanAgent
+from .learned_eval import EVAL_FILE, LearnedPolicyAgent
 from .mcts import MCTSAgent
 from .policy import PolicyAgent
 from .search import AlphaBetaAgent
@@ -66,7 +72,11 @@ _key.__name__ = "state|obs"
 
 
 def _policy_factory(seed=None, path: str = ""):
-    """``policy:PATH``: a trained model (``mancala_envs.agents.policy``; loads torch only when used)."""
+    """``policy:PATH``: a trained model (``mancala_envs.agents.policy``; loads torch only when used),
+    or the policy head in ``evaluation.npz`` of a run folder without ``final_model.zip`` (a value trainer's run)."""
+    folder = Path(path)
+    if folder.is_dir() and (folder / EVAL_FILE).is_file() and not (folder / "final_model.zip").is_file():
+        return LearnedPolicyAgent(folder, seed=seed)
     require_extra("sb3_contrib", "train", f"the agent spec policy:{path}")
     return PolicyAgent(path, seed=seed)
 
@@ -75,8 +85,8 @@ def _policy_factory(seed=None, path: str = ""):
 AGENT_FACTORIES: dict[str, tuple[Callable[..., Agent], dict[str, Any]]] = {
     "random": (RandomAgent, {}),
     "greedy": (GreedyAgent, {"max_chain": int}),
-    "alphabeta": (AlphaBetaAgent, {"depth": int, "time": float, "tt_bits": int, "key": _key}),
-    "mcts": (MCTSAgent, {"sims": int, "c": float, "time": float, "max_nodes": int}),
+    "alphabeta": (AlphaBetaAgent, {"depth": int, "time": float, "tt_bits": int, "key": _key, "eval": str}),
+    "mcts": (MCTSAgent, {"sims": int, "c": float, "time": float, "max_nodes": int, "eval": str}),
     "solver": (SolverAgent, {"memory": str, "threads": int}),
     "human": (HumanAgent, {}),
     "policy": (_policy_factory, {}),  # policy:PATH, the rest of the spec is a path
@@ -184,7 +194,7 @@ def make_agent(spec: str | Any, seed: int | None = None) -> Agent:
             ) from None
     try:
         agent = factory(seed=seed, **params)
-    except ValueError as err:
+    except (ValueError, MancalaError) as err:
         raise AgentSpecError(f"agent spec {spec!r}: {err}") from None
     agent.name = spec.strip()
     return agent

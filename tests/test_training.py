@@ -26,7 +26,11 @@ TINY = [
     "total_timesteps=512", "num_envs=4", "ppo.n_steps=64", "ppo.batch_size=64", "ppo.n_epochs=1",
     "checkpoint_every=256", "pool.snapshot_every=256", "eval.every=512", "eval.openings=1", "eval.final_openings=1",
     "eval.ladder_openings=1",
+    # the value trainer's (algo: search-bootstrap) budget; PPO configs ignore it
+    "value.iterations=1", "value.games=2", "value.depth=1", "value.eval_depth=1", "value.workers=1",
 ]
+# A PPO config for the tests of PPO runs (the main job, kalah-v0-quick.yaml, trains a value function)
+PPO_CONFIG = ROOT / "configs" / "kalah-v0.yaml"
 
 
 def mancala(*args: str, timeout: float = 900, **kwargs) -> subprocess.CompletedProcess:
@@ -130,11 +134,12 @@ def test_tiny_run_of_every_config(config, tmp_path):
     out = mancala("train", str(config), *TINY, f"runs_dir={tmp_path}")
     assert out.returncode == 0, out.stdout + out.stderr
     run = run_dir_from(out.stdout)
-    for name in ("config.yaml", "command.txt", "meta.json", "final_model.zip", "report.md", "report.json",
-                 "evals.csv", "learning_curve.png", "scores.png", "checkpoints/latest.zip"):
+    ppo = load_config(config).algo == "ppo"
+    for name in ("config.yaml", "command.txt", "meta.json", "final_model.zip" if ppo else "evaluation.npz",
+                 "report.md", "report.json", "evals.csv", "learning_curve.png", "scores.png", "checkpoints/latest.zip"):
         assert (run / name).is_file(), name
     report = json.loads((run / "report.json").read_text())
-    assert report["steps"] >= 512
+    assert report["steps"] >= (512 if ppo else 1)
     ladder = load_config(config).eval.ladder
     assert [row["opponent"] for row in report["final_evaluation"]] == ladder
     pool = load_config(config).pool.baselines
@@ -152,7 +157,7 @@ def test_tiny_run_of_every_config(config, tmp_path):
 
 
 def test_resume_after_sigkill(tmp_path):
-    config = ROOT / "configs" / "kalah-v0-quick.yaml"
+    config = PPO_CONFIG
     args = ["total_timesteps=4096", "num_envs=4", "ppo.n_steps=64", "ppo.batch_size=64", "ppo.n_epochs=1",
             "checkpoint_every=256", "pool.snapshot_every=512", "eval.every=100000", "eval.openings=1",
             "eval.final_openings=1", "eval.ladder_openings=0", "eval.ladder=[random]", f"runs_dir={tmp_path}"]
@@ -196,7 +201,7 @@ def test_resume_errors(tmp_path):
 
 
 def test_eval_on_a_saved_model(tmp_path):
-    out = mancala("train", str(ROOT / "configs" / "kalah-v0-quick.yaml"), *TINY, "eval.ladder=[random]",
+    out = mancala("train", str(PPO_CONFIG), *TINY, "eval.ladder=[random]", "pool.baselines={random: 0.5, greedy: 1.0}",
                   f"runs_dir={tmp_path}")
     assert out.returncode == 0, out.stdout + out.stderr
     run = run_dir_from(out.stdout)
@@ -207,7 +212,7 @@ def test_eval_on_a_saved_model(tmp_path):
     payload = json.loads(files[0].read_text())
     assert [r["opponent"] for r in payload["rows"]] == ["random", "greedy"]
     for r in payload["rows"]:
-        assert r["games"] == 4 and r["in_training_pool"] is True  # the quick config trains against both
+        assert r["games"] == 4 and r["in_training_pool"] is True  # the run trained against both
         assert f"| {r['opponent']} (trained against) | 4 ({r['distinct_games']}) | {r['wins']} | {r['draws']} | {r['losses']} |" \
             in result.stdout
     assert payload["reports"]["greedy"]["openings"]["n"] == 2

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
 from mancala_envs.agents import make_agent
+from mancala_envs.core.encodings import ENCODINGS
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.extras import require_extra
 from mancala_envs.registry import make_game
@@ -76,6 +77,32 @@ class EvalConfig:
 
 
 @dataclass
+class ValueConfig:
+    """The value trainer (``algo: search-bootstrap``, ``mancala_envs.training.search_bootstrap``)."""
+
+    iterations: int = 10  # rounds of self-play then fitting
+    games: int = 64  # self-play games per iteration (split over the workers)
+    depth: int = 3  # plies each self-play move searches (leaves valued by the current evaluation)
+    random_plies: int = 8  # each game opens with 0..random_plies uniformly random moves
+    epsilon: float = 0.05  # chance of a random move after the opening (the position is still labelled)
+    outcome_weight: float = 0.25  # share of the game's result in the value target (the rest: the search value)
+    margin_scale: float = 6.0  # before any evaluation exists, search values are tanh(score difference / this)
+    encoding: str = "onehot"  # network input (mancala_envs.core.encodings.ENCODINGS)
+    hidden: list[int] = field(default_factory=lambda: [64])  # hidden layers of the value and policy networks
+    activation: str = "relu"  # hidden activation: relu or tanh
+    learning_rate: float = 1e-3  # Adam step size
+    epochs: int = 3  # passes over the replay buffer per iteration
+    batch_size: int = 256  # minibatch size
+    replay: int = 60000  # positions kept (the newest)
+    workers: int = 2  # self-play processes
+    eval_every: int = 5  # iterations between evaluations of the search agent
+    eval_depth: int = 4  # depth of the search agent evaluated (alphabeta:depth=eval_depth,eval=RUN_DIR)
+
+
+ALGORITHMS = ("ppo", "search-bootstrap")
+
+
+@dataclass
 class TrainConfig:
     """A self-play training run."""
 
@@ -88,14 +115,19 @@ class TrainConfig:
     checkpoint_every: int = 20000  # learner steps between checkpoints
     runs_dir: str = "runs"  # where run folders are created
     name: str = ""  # run folder name prefix (default: the env id)
+    algo: str = "ppo"  # "ppo" (MaskablePPO self-play) or "search-bootstrap" (a learned evaluation; the value section)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    value: ValueConfig = field(default_factory=ValueConfig)
 
     def validate(self) -> None:
         """Semantic checks the types cannot express."""
         make_game(self.env_id, **self.options)  # unknown id / option: the registry's message
+        if self.algo not in ALGORITHMS:
+            raise ConfigError(f"algo must be one of {', '.join(ALGORITHMS)}, got {self.algo!r}")
         check_bounds(self)
+        self._validate_value()
         plies = self.eval.opening_plies
         if plies and (len(plies) != 2 or not 0 <= plies[0] <= plies[1]):
             raise ConfigError(f"eval.opening_plies must be [] or [lo, hi] with 0 <= lo <= hi, got {plies}")
@@ -122,6 +154,14 @@ class TrainConfig:
                 raise ConfigError(f"pool.baselines[{spec!r}] must be a positive weight, got {weight}")
         if "random" not in self.eval.ladder:
             raise ConfigError("eval.ladder must include 'random': ratings are anchored at random = 0")
+
+    def _validate_value(self) -> None:
+        """The value section's names (its numbers are checked by ``NUMBER_BOUNDS``)."""
+        v = self.value
+        if v.encoding not in ENCODINGS:
+            raise ConfigError(f"value.encoding must be one of {', '.join(ENCODINGS)}, got {v.encoding!r}")
+        if v.activation not in ("relu", "tanh"):
+            raise ConfigError(f"value.activation must be relu or tanh, got {v.activation!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -179,6 +219,21 @@ NUMBER_BOUNDS: dict[str, Bounds] = {
     "eval.final_openings": AT_LEAST_1,
     "eval.opening_plies[]": AT_LEAST_0,
     "eval.ladder_openings": AT_LEAST_0,
+    "value.iterations": AT_LEAST_1,
+    "value.games": AT_LEAST_1,
+    "value.depth": AT_LEAST_1,
+    "value.random_plies": AT_LEAST_0,
+    "value.epsilon": FRACTION,
+    "value.outcome_weight": FRACTION,
+    "value.margin_scale": POSITIVE,
+    "value.hidden[]": AT_LEAST_1,
+    "value.learning_rate": POSITIVE,
+    "value.epochs": AT_LEAST_1,
+    "value.batch_size": AT_LEAST_1,
+    "value.replay": AT_LEAST_1,
+    "value.workers": AT_LEAST_1,
+    "value.eval_every": AT_LEAST_1,
+    "value.eval_depth": AT_LEAST_1,
 }
 
 

@@ -47,7 +47,8 @@ from .evaluation import (
     learner_ratings,
 )
 from .report import build_report, write_report
-from .run_folder import RunState, checkpoint_file, save_checkpoint, snapshot_file
+from .run_folder import RunState, checkpoint_file, save_checkpoint, snapshot_file, write_state
+from .search_bootstrap import SearchBootstrapTrainer
 from .selfplay import OpponentPool, SelfPlayVecEnv
 
 
@@ -240,3 +241,10 @@ class ProgressCallback(BaseCallback):
 
     def close(self) -> None:
         self.progress.close()
+
+
+def make_trainer(config: TrainConfig, run_dir: Path, state: RunState, echo: Callable[[str], None] = print):
+    """The trainer of ``config.algo``: ``Trainer`` (PPO) or the value trainer (``search_bootstrap``)."""
+    if config.algo == "search-bootstrap":
+        return SearchBootstrapTrainer(config, run_dir, state, echo)
+    return Trainer(config, run_dir, state, echo)

@@ -66,10 +66,15 @@ def run(args: argparse.Namespace) -> int:
         state = RunState()
     print(f"run folder: {run_dir}", flush=True)
     # the training loop imports torch and SB3 at its top: the other subcommands load without them
-    from mancala_envs.training.train import Trainer
+    from mancala_envs.training.train import make_trainer
 
-    report = Trainer(config, run_dir, state, echo=lambda text: print(text, flush=True)).run()
+    report = make_trainer(config, run_dir, state, echo=lambda text: print(text, flush=True)).run()
     print()
+    if "learner" in report:
+        print(f"learner: {report['learner']}")
     print(results_table(report["final_evaluation"], report["ratings"]))
+    if "bare_network_evaluation" in report:
+        print("\nthe bare policy network (policy:RUN_DIR, no search):")
+        print(results_table(report["bare_network_evaluation"]))
     print(f"\nreport: {run_dir / 'report.md'}")
     return 0

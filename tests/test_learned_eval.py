@@ -1,0 +1,146 @@
+"""Learned evaluations: encodings, the evaluation file, the jitted forward pass, eval= agents."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mancala_envs
+from mancala_envs.agents.learned_eval import (
+    EvalFileError,
+    LearnedPolicyAgent,
+    load_evaluation,
+    net_policy,
+    net_value,
+    save_evaluation,
+)
+from mancala_envs.agents.mcts import mcts_search
+from mancala_envs.agents.search import search
+from mancala_envs.agents.specs import AgentSpecError, make_agent
+from mancala_envs.core.encodings import ENCODINGS, MAX_LEVELS, encode, encoding_spec
+from mancala_envs.registry import make_game
+
+IDS = mancala_envs.list_envs()
+
+
+def random_network(game, encoding, hidden, seed, policy=True):
+    rng = np.random.default_rng(seed)
+    spec = encoding_spec(encoding, game.observation_size, game.observation_bounds())
+    sizes = [spec.width, *hidden, 1]
+    value = [(rng.normal(size=(a, b)) / np.sqrt(a) * 3, rng.normal(size=b) * 0.1) for a, b in zip(sizes, sizes[1:])]
+    heads = {"value": value}
+    if policy:
+        psizes = [spec.width, *hidden, game.num_actions]
+        heads["policy"] = [(rng.normal(size=(a, b)) / np.sqrt(a), rng.normal(size=b)) for a, b in zip(psizes, psizes[1:])]
+    return heads
+
+
+def random_positions(game, count, seed):
+    rng = np.random.default_rng(seed)
+    positions = []
+    while len(positions) < count:
+        state = game.new_state(int(rng.integers(1000)))
+        while not state.is_terminal() and len(positions) < count:
+            positions.append(state.clone())
+            state.apply(int(rng.choice(state.legal_actions())))
+    return positions
+
+
+def test_encodings_of_a_known_observation():
+    spec = encoding_spec("onehot", 3, (0.0, 48.0))
+    assert spec.levels == MAX_LEVELS and spec.per_entry == MAX_LEVELS + 1
+    out = encode(spec, np.array([0.0, 4.0, 30.0], np.float32))
+    row = out.reshape(3, MAX_LEVELS + 1)
+    assert row[0, 0] == 1 and row[1, 4] == 1 and row[2, MAX_LEVELS - 1] == 1  # 30 falls in "15 or more"
+    assert row[:, :MAX_LEVELS].sum() == 3
+    assert np.allclose(row[:, MAX_LEVELS], [0, 4 / 48, 30 / 48])
+    thermo = encode(encoding_spec("thermometer", 1, (0.0, 3.0)), np.array([2.0], np.float32))
+    assert thermo.tolist() == [1.0, 1.0, 0.0, pytest.approx(2 / 3)]
+    assert encode(encoding_spec("counts", 2, (0.0, 9.0)), np.array([[3.0, 7.0]], np.float32)).tolist() == [[3.0, 7.0]]
+    with pytest.raises(ValueError, match="unknown observation encoding 'bits'; encodings are counts"):
+        encoding_spec("bits", 3, (0.0, 1.0))
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_jitted_forward_pass_equals_numpy(env_id, tmp_path):
+    game = make_game(env_id)
+    positions = random_positions(game, 25, seed=len(env_id))
+    obs = np.array([p.observation(p.current_player) for p in positions])
+    for k, encoding in enumerate(ENCODINGS):
+        heads = random_network(game, encoding, [12, 7] if k % 2 else [9], seed=k)
+        save_evaluation(tmp_path, game, encoding, "relu" if k % 2 else "tanh", heads["value"], heads["policy"])
+        evaluation = load_evaluation(tmp_path, game)
+        net = evaluation.net()
+        jitted = np.array([net_value(net, o) for o in obs])
+        assert np.allclose(jitted, evaluation.value(obs), rtol=1e-5, atol=1e-5), encoding
+        assert np.std(jitted) > 0, "the positions must not all look alike"
+        logits = np.zeros(game.num_actions)
+        for o, reference in zip(obs[:5], evaluation.policy_logits(obs[:5])):
+            net_policy(net, o, logits)
+            assert np.allclose(logits, reference, rtol=1e-5, atol=1e-5), encoding
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_eval_agents_play_every_id(env_id, tmp_path):
+    game = make_game(env_id)
+    heads = random_network(game, "onehot", [8], seed=1)
+    save_evaluation(tmp_path, game, "onehot", "relu", heads["value"], heads["policy"])
+    agents = [make_agent(f"alphabeta:depth=2,eval={tmp_path}", seed=1),
+              make_agent(f"mcts:sims=30,eval={tmp_path}", seed=1), make_agent(f"policy:{tmp_path}", seed=1)]
+    for agent in agents:
+        state = game.new_state(3)
+        for _ in range(6):
+            if state.is_terminal():
+                break
+            action = agent.act(state)
+            assert state.is_legal(action), (agent.name, action)
+            state.apply(action)
+
+
+def test_the_evaluation_changes_what_alphabeta_and_mcts_see(tmp_path):
+    game = make_game("kalah-v0")
+    state = game.new_state(0)
+    heads = random_network(game, "onehot", [16], seed=4)
+    save_evaluation(tmp_path, game, "onehot", "relu", heads["value"], heads["policy"])
+    evaluation = load_evaluation(tmp_path)
+    plain = search(state, depth=1)
+    learned = search(state, depth=1, evaluation=evaluation)
+    assert abs(plain.value) >= 1 or plain.value == 0  # a score difference in seeds
+    # depth 1: the value is the best child's evaluation, from the mover's side
+    best = -2.0
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply(action)
+        v = float(np.clip(evaluation.value(child.observation(child.current_player)[None])[0], -1, 1))
+        best = max(best, v if child.current_player == state.current_player else -v)
+    assert learned.value == pytest.approx(best, abs=1e-6)
+    result = mcts_search(state, sims=200, seed=1, evaluation=evaluation)  # PUCT: the file has a policy
+    assert sum(result.visits.values()) == 200 and all(-1 <= v <= 1 for v in result.values.values())
+    timed = make_agent(f"alphabeta:time=0.05,eval={tmp_path}", seed=0)
+    assert state.is_legal(timed.act(state)) and timed.last.depth >= 1
+
+
+def test_bad_and_mismatched_eval_paths_are_clear(tmp_path):
+    with pytest.raises(AgentSpecError, match="no evaluation at .*nowhere.*give a run folder holding evaluation.npz"):
+        make_agent(f"alphabeta:depth=2,eval={tmp_path / 'nowhere'}")
+    with pytest.raises(AgentSpecError, match="is a folder without evaluation.npz"):
+        make_agent(f"mcts:sims=10,eval={tmp_path}")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip file")
+    with pytest.raises(AgentSpecError, match="is not a readable evaluation file"):
+        make_agent(f"alphabeta:depth=2,eval={tmp_path / 'junk.npz'}")
+    kalah = make_game("kalah-v0")
+    heads = random_network(kalah, "onehot", [4], seed=0, policy=False)
+    save_evaluation(tmp_path, kalah, "onehot", "relu", heads["value"])
+    agent = make_agent(f"alphabeta:depth=2,eval={tmp_path}")
+    for other in (make_game("afrika-v0"), make_game("kalah-v0", seeds=6)):
+        with pytest.raises(EvalFileError, match="was trained for kalah-v0 .* it cannot evaluate"):
+            agent.act(other.new_state(0))
+        with pytest.raises(EvalFileError, match="was trained for kalah-v0"):
+            load_evaluation(tmp_path, other)
+    with pytest.raises(EvalFileError, match="has no policy head"):
+        LearnedPolicyAgent(tmp_path)
+    with pytest.raises(EvalFileError, match=r"layer 0 has weight \(3, 1\).*expected weight \(255, n\)"):
+        save_evaluation(tmp_path, kalah, "onehot", "relu", [(np.zeros((3, 1)), np.zeros(1))])
+    with pytest.raises(EvalFileError, match="unknown encoding 'bits'"):
+        save_evaluation(tmp_path, kalah, "bits", "relu", heads["value"])
+    assert load_evaluation(tmp_path).game == kalah  # the failed writes left the good file alone

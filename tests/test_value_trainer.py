@@ -1,0 +1,91 @@
+"""The value trainer (algo: search-bootstrap): a tiny run, SIGKILL and --resume, a usable eval=."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from mancala_envs.agents.learned_eval import load_evaluation  # noqa: E402
+from mancala_envs.training.config import ConfigError, load_config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = ROOT / "configs" / "kalah-v0-quick.yaml"
+
+
+def command(*args: str) -> list[str]:
+    exe = shutil.which("mancala")
+    return [exe, *args] if exe else [sys.executable, "-m", "mancala_envs.cli", *args]
+
+
+def test_the_main_job_trains_a_value_function():
+    config = load_config(QUICK)
+    assert config.algo == "search-bootstrap"
+    with pytest.raises(ConfigError, match="algo must be one of ppo, search-bootstrap, got 'td'"):
+        load_config(QUICK, ["algo=td"])
+    with pytest.raises(ConfigError, match="value.encoding must be one of counts, scaled, onehot, thermometer"):
+        load_config(QUICK, ["value.encoding=bits"])
+    with pytest.raises(ConfigError, match="value.epsilon must be from 0 to 1, got 2.0"):
+        load_config(QUICK, ["value.epsilon=2"])
+
+
+def test_tiny_run_resumes_after_sigkill_and_serves_as_eval(tmp_path):
+    args = ["train", str(QUICK), "value.iterations=12", "value.games=6", "value.depth=3", "value.workers=1",
+            "value.eval_every=100", "value.eval_depth=2", "value.hidden=[8]", "eval.final_openings=1",
+            "eval.openings=1", "eval.ladder=[random]", f"runs_dir={tmp_path}"]
+    proc = subprocess.Popen(command(*args), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            stdin=subprocess.DEVNULL)
+    deadline = time.time() + 600
+    state_file = run = None
+    try:
+        while time.time() < deadline:
+            runs = list(tmp_path.glob("kalah-v0-*"))
+            if runs:
+                run = runs[0]
+                state_file = run / "checkpoints" / "state.json"
+                if state_file.is_file() and json.loads(state_file.read_text())["steps"] >= 1:
+                    break
+            assert proc.poll() is None, "the run ended before it could be killed: " + (proc.stdout.read() if proc.stdout else "")
+            time.sleep(0.05)
+        else:
+            raise AssertionError("no checkpoint within the time limit")
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=60)
+    killed_at = json.loads(state_file.read_text())["steps"]
+    assert 1 <= killed_at < 12
+    assert (run / "evaluation.npz").is_file()  # written after every iteration
+    out = subprocess.run(command("train", "--resume", str(run)), cwd=ROOT, capture_output=True, text=True,
+                         timeout=900, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"resumed from {run / 'checkpoints' / 'latest.zip'} after iteration {killed_at}" in out.stdout
+    assert f"iteration {killed_at + 1}/12" in out.stdout and "iteration 12/12" in out.stdout
+    assert f"iteration {killed_at}/12" not in out.stdout
+    report = json.loads((run / "report.json").read_text())
+    assert report["steps"] == 12 and [r["opponent"] for r in report["final_evaluation"]] == ["random"]
+    assert report["bare_network_evaluation"][0]["games"] == 2
+    assert "bare policy network" in (run / "report.md").read_text()
+    for name in ("report.md", "evals.csv", "learning_curve.png", "scores.png", "checkpoints/latest.zip"):
+        assert (run / name).is_file(), name
+    assert list((run / "tb").iterdir()), "TensorBoard events"
+    assert not list(run.rglob("*.tmp*"))
+    evaluation = load_evaluation(run)
+    assert evaluation.source == "search-bootstrap" and evaluation.has_policy
+    assert evaluation.game.env_id == "kalah-v0"
+    start = evaluation.game.new_state(0)
+    assert np.isfinite(evaluation.value(start.observation(0)[None])).all()
+    for agent in (f"alphabeta:depth=2,eval={run}", f"mcts:sims=50,eval={run}", f"policy:{run}"):
+        match = subprocess.run(command("match", "kalah-v0", agent, "random", "--openings", "1"), cwd=ROOT,
+                               capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+        assert match.returncode == 0, match.stdout + match.stderr
+        assert "2 games" in match.stdout, match.stdout

@@ -1,0 +1,309 @@
+"""The value trainer (``algo: search-bootstrap``): a learned evaluation trained from search.
+
+Each *iteration* plays ``value.games`` self-play games on both cores (forked workers) and
+then fits the networks on the positions collected so far:
+
+1. **Self-play with search.** Every move is an alpha-beta search (``value.depth`` plies)
+   whose leaves are valued by the current evaluation (the first iteration: by the game's
+   score difference). The search value of the root is the position's *target* (the
+   "RootStrap" of Veness et al., 2009: search bootstrapping; TD-leaf's target without the
+   time shift), and the move it picks the policy target.
+2. **Diversity.** Each game opens with a random number of uniformly random moves (0 to
+   ``value.random_plies``), and later moves are random with probability ``value.epsilon``
+   (their positions are still searched and labelled), so the networks see many lines and
+   learn no memorised ones. The judging ladder is never played during training.
+3. **Targets.** ``(1 - outcome_weight) * search + outcome_weight * result``: the search
+   value on the [-1, 1] scale (with no evaluation yet, ``tanh(score difference /
+   value.margin_scale)``; a proven end of the game, its result), mixed with the game's
+   final result for the player to move.
+4. **Fitting.** Two MLPs on the encoded mover's observation (``value.encoding``,
+   ``mancala_envs.core.encodings``): the value head (mean squared error) and the policy
+   head (cross-entropy with the search's move), Adam, over a replay buffer of the last
+   ``value.replay`` positions. The result goes to ``evaluation.npz`` in the run folder
+   (``mancala_envs.agents.learned_eval``) after every iteration, so ``eval=RUN_DIR`` and
+   ``policy:RUN_DIR`` can play it while the run goes on.
+
+Checkpoints (``checkpoints/latest.zip``, a ``torch.save`` archive: both networks and the
+optimiser; ``checkpoints/state.json``: iterations done, evaluations) are written after every
+iteration, so ``mancala train --resume RUN_DIR`` loses at most one iteration (and the replay
+buffer, which refills in the next iteration). Every ``value.eval_every`` iterations the
+search agent ``alphabeta:depth=value.eval_depth,eval=RUN_DIR`` plays the ladder over the
+periodic opening suite (``evals.csv``, TensorBoard ``eval/*``); at the end both the search
+agent and the bare policy network play it over the final suite (``report.md``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from torch import nn
+from torch.utils.tensorboard import SummaryWriter
+
+from mancala_envs.agents.learned_eval import LearnedEval, LearnedPolicyAgent, load_evaluation, save_evaluation
+from mancala_envs.agents.openings import OpeningSuite, opening_suite
+from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
+from mancala_envs.core.encodings import encode, encoding_spec
+from mancala_envs.core.files import atomic_output, write_text_atomic
+from mancala_envs.core.game import Game
+from mancala_envs.registry import make_game
+
+from .config import TrainConfig
+from .evaluation import LEARNER, evals_csv, evaluate, ladder_results, ladder_to_json, learner_ratings
+from .report import build_report, results_table, write_report
+from .run_folder import RunState, checkpoint_file, write_state
+
+SUITE_LADDER, SUITE_PERIODIC, SUITE_FINAL = 11, 22, 99  # as training.train's suites
+BARE = "bare network"
+
+
+# -- self-play (runs in the workers) ---------------------------------------------------------------
+
+
+def _scaled(value: float, margin_scale: float, learned: bool) -> float:
+    """A search value on the [-1, 1] scale: a proven end its result, else the evaluation's value
+    (learned) or ``tanh(score difference / margin_scale)``."""
+    if abs(value) >= WIN_BONUS / 2:
+        return float(np.sign(value))
+    return float(np.clip(value, -1.0, 1.0)) if learned else float(np.tanh(value / margin_scale))
+
+
+def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], settings: dict[str, Any]):
+    """Self-play games, one per seed: (observations, search values, search moves, results), one row per position."""
+    net = evaluation.net() if evaluation is not None else None
+    tt = TranspositionTable(16)
+    observations, values, moves, results = [], [], [], []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        state = game.new_state(int(rng.integers(2**31)))
+        random_plies = int(rng.integers(settings["random_plies"] + 1))
+        movers, start = [], len(observations)
+        tt.clear()
+        while not state.is_terminal() and not state.is_truncated():
+            legal = state.legal_actions()
+            if state.plies < random_plies:
+                state.apply(int(rng.choice(legal)))
+                continue
+            mover = state.current_player
+            found = search(state, settings["depth"], tt=tt, rng=rng, evaluation=net)
+            observations.append(state.observation(mover))
+            values.append(_scaled(found.value, settings["margin_scale"], net is not None))
+            moves.append(found.best_action)
+            movers.append(mover)
+            explore = rng.random() < settings["epsilon"]
+            state.apply(int(rng.choice(legal)) if explore else found.best_action)
+        final = state.returns() if state.is_terminal() else [0.0, 0.0]
+        results.extend(final[m] for m in movers)
+        assert len(results) == len(observations), start
+    if not observations:
+        return (np.zeros((0, game.observation_size), np.float32), np.zeros(0), np.zeros(0, np.int64), np.zeros(0))
+    return (np.array(observations, np.float32), np.array(values), np.array(moves, np.int64), np.array(results))
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_play(job):
+    evaluation, seeds, settings = job
+    return play_games(_WORKER["game"], evaluation, seeds, settings)
+
+
+# -- the networks --------------------------------------------------------------------------------
+
+
+def _mlp(inputs: int, hidden: list[int], outputs: int, activation: str) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    width = inputs
+    for h in hidden:
+        layers += [nn.Linear(width, h), nn.ReLU() if activation == "relu" else nn.Tanh()]
+        width = h
+    layers.append(nn.Linear(width, outputs))
+    return nn.Sequential(*layers)
+
+
+def _layers(net: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight (in, out), bias) pairs of an MLP, as the evaluation file stores them."""
+    return [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
+            for m in net if isinstance(m, nn.Linear)]
+
+
+class SearchBootstrapTrainer:
+    """One value-training run in its folder (see the module docstring)."""
+
+    def __init__(self, config: TrainConfig, run_dir: Path, state: RunState, echo: Callable[[str], None] = print):
+        self.config = config
+        self.cfg = config.value
+        self.run_dir = run_dir
+        self.state = state
+        self.echo = echo
+        torch.set_num_threads(config.torch_threads)
+        torch.manual_seed(config.seed)
+        self.game = make_game(config.env_id, **config.options)
+        self.spec = encoding_spec(self.cfg.encoding, self.game.observation_size, self.game.observation_bounds())
+        self.value_net = _mlp(self.spec.width, self.cfg.hidden, 1, self.cfg.activation)
+        self.policy_net = _mlp(self.spec.width, self.cfg.hidden, self.game.num_actions, self.cfg.activation)
+        params = list(self.value_net.parameters()) + list(self.policy_net.parameters())
+        self.optimizer = torch.optim.Adam(params, lr=self.cfg.learning_rate)
+        self.buffer: list[tuple[np.ndarray, ...]] = []
+        self._periodic_suite: OpeningSuite | None = None
+        self.learned = False  # the evaluation has been fitted at least once
+
+    # files -----------------------------------------------------------------------------------------
+    def _save_checkpoint(self) -> None:
+        payload = {"value": self.value_net.state_dict(), "policy": self.policy_net.state_dict(),
+                   "optimizer": self.optimizer.state_dict(), "iterations": self.state.steps}
+        with atomic_output(checkpoint_file(self.run_dir), suffix=".zip") as tmp:
+            torch.save(payload, tmp)
+        write_state(self.run_dir, self.state)
+
+    def _load_checkpoint(self) -> None:
+        path = checkpoint_file(self.run_dir)
+        if not path.exists():
+            return
+        payload = torch.load(path, weights_only=True)
+        self.value_net.load_state_dict(payload["value"])
+        self.policy_net.load_state_dict(payload["policy"])
+        self.optimizer.load_state_dict(payload["optimizer"])
+        self.learned = True
+        self.echo(f"resumed from {path} after iteration {self.state.steps}")
+
+    def _save_evaluation(self) -> LearnedEval:
+        path = save_evaluation(self.run_dir, self.game, self.cfg.encoding, self.cfg.activation,
+                               _layers(self.value_net), _layers(self.policy_net), source="search-bootstrap")
+        return load_evaluation(path, self.game)
+
+    # the loop --------------------------------------------------------------------------------------
+    def run(self) -> dict[str, Any]:
+        cfg = self.cfg
+        self._load_checkpoint()
+        writer = SummaryWriter(str(self.run_dir / "tb"))
+        evaluation = self._save_evaluation() if self.learned else None
+        search(self.game.new_state(0), depth=1, evaluation=evaluation or self._save_evaluation())  # compile before forking
+        context = multiprocessing.get_context("fork")
+        _WORKER["game"] = self.game
+        workers = max(1, cfg.workers)
+        progress = Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                            disable=not sys.stderr.isatty(), transient=True)
+        task = progress.add_task("iterations", total=cfg.iterations, completed=self.state.steps)
+        progress.start()
+        started, spent_before = time.perf_counter(), self.state.seconds
+        with context.Pool(workers) as pool:
+            while self.state.steps < cfg.iterations:
+                it = self.state.steps
+                seeds = [self.config.seed * 1_000_003 + it * 10_007 + g for g in range(cfg.games)]
+                settings = {"depth": cfg.depth, "random_plies": cfg.random_plies, "epsilon": cfg.epsilon,
+                            "margin_scale": cfg.margin_scale}
+                jobs = [(evaluation, seeds[w::workers], settings) for w in range(workers)]
+                batches = [b for b in pool.map(_worker_play, jobs) if len(b[0])]
+                positions = self._add_to_buffer(batches)
+                losses = self._fit()
+                self.learned = True
+                evaluation = self._save_evaluation()
+                self.state.steps = it + 1
+                self.state.seconds = spent_before + time.perf_counter() - started
+                outcome = np.concatenate([b[3] for b in batches]) if batches else np.zeros(1)
+                self.state.curve.append([float(it + 1), float(losses["value"]), float(positions)])
+                for key, value in losses.items():
+                    writer.add_scalar(f"train/{key}_loss", value, it + 1)
+                writer.add_scalar("train/positions", positions, it + 1)
+                writer.add_scalar("train/decided_fraction", float(np.mean(outcome != 0)), it + 1)
+                if (it + 1) % cfg.eval_every == 0 or it + 1 == cfg.iterations:
+                    self._evaluate(evaluation, it + 1, writer)
+                self._save_checkpoint()
+                progress.update(task, completed=self.state.steps)
+                self.echo(f"iteration {it + 1}/{cfg.iterations}: {positions} positions, value loss "
+                          f"{losses['value']:.4f}, policy loss {losses['policy']:.3f} "
+                          f"({self.state.seconds:.0f} s)")
+        progress.stop()
+        writer.close()
+        return self._final(evaluation or self._save_evaluation())
+
+    def _add_to_buffer(self, batches) -> int:
+        self.buffer.extend(batches)
+        total = sum(len(b[0]) for b in self.buffer)
+        while len(self.buffer) > 1 and total - len(self.buffer[0][0]) >= self.cfg.replay:
+            total -= len(self.buffer.pop(0)[0])
+        return sum(len(b[0]) for b in batches)
+
+    def _fit(self) -> dict[str, float]:
+        cfg = self.cfg
+        obs = np.concatenate([b[0] for b in self.buffer])
+        search_values = np.concatenate([b[1] for b in self.buffer])
+        moves = np.concatenate([b[2] for b in self.buffer])
+        results = np.concatenate([b[3] for b in self.buffer])
+        target = (1.0 - cfg.outcome_weight) * search_values + cfg.outcome_weight * results
+        x = torch.from_numpy(encode(self.spec, obs))
+        y = torch.from_numpy(target.astype(np.float32))
+        a = torch.from_numpy(moves)
+        rng = np.random.default_rng(self.config.seed + self.state.steps)
+        value_loss = policy_loss = 0.0
+        batches = 0
+        for _ in range(cfg.epochs):
+            order = torch.from_numpy(rng.permutation(len(y)))
+            for start in range(0, len(y), cfg.batch_size):
+                idx = order[start:start + cfg.batch_size]
+                v = self.value_net(x[idx])[:, 0]
+                lv = nn.functional.mse_loss(v, y[idx])
+                lp = nn.functional.cross_entropy(self.policy_net(x[idx]), a[idx])
+                self.optimizer.zero_grad()
+                (lv + lp).backward()
+                self.optimizer.step()
+                value_loss += lv.item()
+                policy_loss += lp.item()
+                batches += 1
+        return {"value": value_loss / max(batches, 1), "policy": policy_loss / max(batches, 1)}
+
+    # evaluation ----------------------------------------------------------------------------------
+    def _suite(self, openings: int, purpose: int) -> OpeningSuite:
+        plies = tuple(self.config.eval.opening_plies) or None
+        return opening_suite(self.game, openings, plies, seed=self.config.seed + purpose)
+
+    def search_agent(self, evaluation: LearnedEval) -> AlphaBetaAgent:
+        agent = AlphaBetaAgent(seed=self.config.seed, depth=self.cfg.eval_depth, eval=evaluation)
+        agent.name = LEARNER
+        return agent
+
+    def _evaluate(self, evaluation: LearnedEval, iteration: int, writer) -> None:
+        if self._periodic_suite is None:
+            self._periodic_suite = self._suite(self.config.eval.openings, SUITE_PERIODIC)
+        rows, matches = evaluate(self.game, self.search_agent(evaluation), self.config.eval.ladder,
+                                 self._periodic_suite, iteration)
+        elo = float(learner_ratings([], matches).as_dict()[LEARNER]["elo"])
+        for row in rows:
+            row["learner_elo"] = elo
+            writer.add_scalar(f"eval/score_vs_{row['opponent']}", row["score"], iteration)
+        writer.add_scalar("eval/learner_elo", elo, iteration)
+        self.state.evals.extend(rows)
+        write_text_atomic(self.run_dir / "evals.csv", evals_csv(self.state.evals))
+        summary = ", ".join(f"{r['opponent']} {r['score']:.0%}" for r in rows)
+        self.echo(f"iteration {iteration}: alphabeta:depth={self.cfg.eval_depth},eval=RUN scores {summary}")
+
+    def _final(self, evaluation: LearnedEval) -> dict[str, Any]:
+        cfg = self.config
+        suite = self._suite(cfg.eval.final_openings, SUITE_FINAL)
+        self.echo(f"final evaluation over {suite.label()}: alphabeta:depth={self.cfg.eval_depth},eval=RUN and "
+                  f"the bare policy network, against each of {', '.join(cfg.eval.ladder)}")
+        rows, matches = evaluate(self.game, self.search_agent(evaluation), cfg.eval.ladder, suite, self.state.steps)
+        ladder = []
+        if cfg.eval.ladder_openings > 0:  # the ladder agents against each other anchor the ratings
+            ladder = ladder_results(self.game, cfg.eval.ladder, self._suite(cfg.eval.ladder_openings, SUITE_LADDER))
+            self.state.ladder = ladder_to_json(ladder)
+        ratings = learner_ratings(ladder, matches, intervals=True)
+        bare = LearnedPolicyAgent(self.run_dir, seed=cfg.seed)
+        bare.name = LEARNER
+        bare_rows, _ = evaluate(self.game, bare, cfg.eval.ladder, suite, self.state.steps)
+        report = build_report(cfg, self.state, rows, ratings, suite, self.run_dir)
+        report["learner"] = f"alphabeta:depth={self.cfg.eval_depth},eval=RUN_DIR"
+        report["bare_network_evaluation"] = bare_rows
+        write_report(report, self.run_dir)
+        extra = (f"\n## The bare policy network (policy:RUN_DIR, no search)\n\nOver the same suite.\n\n"
+                 f"{results_table(bare_rows)}\n")
+        markdown = (self.run_dir / "report.md").read_text(encoding="utf-8")
+        write_text_atomic(self.run_dir / "report.md", markdown + extra)
+        return report
