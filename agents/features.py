@@ -17,6 +17,8 @@ extractor class (``None``: SB3's plain ``FlattenExtractor``).
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 import torch
 from stable_baselines3.common.torch_layers import FlattenExtractor
@@ -34,3 +36,29 @@ class Log1pFlatten(FlattenExtractor):
 
 
 OBSERVATION_TRANSFORMS: dict[str, type | None] = {"none": None, "log1p": Log1pFlatten}
+
+
+def numpy_features(extractor: Any) -> tuple[Callable[[np.ndarray], np.ndarray], str | None] | None:
+    """The extractor as a numpy function of a batch of observations, and its encoding's name
+    (None for ``log1p``, which no search can read); None for an extractor not made here."""
+    if type(extractor) is FlattenExtractor:
+        return _flat, "counts"
+    if type(extractor) is Log1pFlatten:
+        return (lambda obs: Log1pFlatten.numpy_forward(_flat(obs))), None
+    return None
+
+
+def _flat(obs: np.ndarray) -> np.ndarray:
+    return obs.reshape(len(obs), -1).astype(np.float32, copy=False)
+
+
+def features_extractor(encoding: str, transform: str = "none") -> dict[str, Any]:
+    """The ``policy_kwargs`` entries of the network input for ``ppo.obs_encoding`` and
+    ``ppo.observation_transform`` (an empty dict: SB3's plain flatten of raw counts)."""
+    if transform != "none":
+        if encoding != "counts":
+            raise ValueError(f"observation_transform {transform!r} applies to raw counts; obs_encoding is {encoding!r}")
+        return {"features_extractor_class": OBSERVATION_TRANSFORMS[transform]}
+    if encoding == "counts":
+        return {}
+    raise ValueError(f"unknown obs_encoding {encoding!r}")

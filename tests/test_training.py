@@ -62,6 +62,11 @@ def test_every_config_file_loads():
         (["num_envs=0"], r"num_envs must be at least 1, got 0"),
         (["eval.ladder=[greedy]"], r"eval.ladder must include 'random'"),
         (["ppo.observation_transform=sqrt"], r"ppo.observation_transform must be one of none, log1p, got 'sqrt'"),
+        (["ppo.activation=sigmoid"], r"ppo.activation must be relu or tanh, got 'sigmoid'"),
+        (["ppo.margin_reward=2"], r"ppo.margin_reward must be between 0 and 1, got 2.0"),
+        (["pool.baselines={}"], r"pool.baselines must name at least one agent"),
+        (["pool.opening_plies=[3, 1]"], r"pool.opening_plies must be \[lo, hi\]"),
+        (["pool.opening_plies=[0, 0]"], r"pool.baselines greedy play .* give pool.opening_plies"),
         (["total_timesteps"], r"an override must look like key=value"),
     ],
 )

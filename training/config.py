@@ -46,7 +46,10 @@ class PPOConfig:
     vf_coef: float = 0.5  # value loss weight
     max_grad_norm: float = 0.5  # gradient clipping
     net_arch: list[int] = field(default_factory=lambda: [64, 64])  # hidden layers of policy and value nets
-    observation_transform: str = "none"  # network input: "none" (raw counts) or "log1p" (mancala_envs.agents.features)
+    activation: str = "relu"  # hidden-layer activation of both nets: "relu" or "tanh"
+    obs_encoding: str = "counts"  # network input: a name of mancala_envs.core.encodings.ENCODINGS (e.g. onehot)
+    observation_transform: str = "none"  # "log1p": log(1 + counts) instead (obs_encoding counts only; no evaluation.npz)
+    margin_reward: float = 0.0  # 0..1: weight of the final score margin in the terminal reward (training.selfplay)
 
 
 @dataclass
@@ -57,6 +60,7 @@ class PoolConfig:
     keep_last: int = 5  # snapshots kept in the pool (oldest dropped)
     snapshot_weight: float = 1.0  # sampling weight of each snapshot
     baselines: dict[str, float] = field(default_factory=lambda: {"random": 1.0})  # agent spec -> sampling weight
+    opening_plies: list[int] = field(default_factory=lambda: [2, 6])  # [lo, hi] random plies before each game against a baseline other than random
 
 
 @dataclass
@@ -117,13 +121,17 @@ class TrainConfig:
             raise ConfigError(f"ppo.learning_rate must be positive, got {self.ppo.learning_rate}")
         if not self.ppo.net_arch or any(n < 1 for n in self.ppo.net_arch):
             raise ConfigError(f"ppo.net_arch must list positive layer sizes, got {self.ppo.net_arch}")
-        from mancala_envs.agents.features import OBSERVATION_TRANSFORMS  # imports torch, which `mancala list` must not need
-
-        if self.ppo.observation_transform not in OBSERVATION_TRANSFORMS:
+        self._validate_ppo_inputs()
+        if not self.pool.baselines:
+            raise ConfigError("pool.baselines must name at least one agent (e.g. {random: 1.0})")
+        plies = self.pool.opening_plies
+        if len(plies) != 2 or not 0 <= plies[0] <= plies[1]:
+            raise ConfigError(f"pool.opening_plies must be [lo, hi] with 0 <= lo <= hi, got {plies}")
+        fixed = [spec for spec in self.pool.baselines if spec != "random"]
+        if fixed and plies[1] == 0:
             raise ConfigError(
-                f"ppo.observation_transform must be one of {', '.join(OBSERVATION_TRANSFORMS)}, "
-                f"got {self.ppo.observation_transform!r}"
-            )
+                f"pool.baselines {', '.join(fixed)} play (nearly) the same game from the same position: "
+                f"give pool.opening_plies [lo, hi] with hi >= 1 so their games start from random openings")
         for spec in list(self.pool.baselines) + list(self.eval.ladder):
             make_agent(spec)  # the agent spec errors name the known agents
         for spec, weight in self.pool.baselines.items():
@@ -131,6 +139,21 @@ class TrainConfig:
                 raise ConfigError(f"pool.baselines[{spec!r}] must be a positive weight, got {weight}")
         if "random" not in self.eval.ladder:
             raise ConfigError("eval.ladder must include 'random': ratings are anchored at random = 0")
+
+    def _validate_ppo_inputs(self) -> None:
+        """The network's input, activation and reward shaping (``ppo``)."""
+        from mancala_envs.agents.features import OBSERVATION_TRANSFORMS  # imports torch, which `mancala list` must not need
+
+        ppo = self.ppo
+        if ppo.observation_transform not in OBSERVATION_TRANSFORMS:
+            raise ConfigError(
+                f"ppo.observation_transform must be one of {', '.join(OBSERVATION_TRANSFORMS)}, "
+                f"got {ppo.observation_transform!r}"
+            )
+        if ppo.activation not in ("relu", "tanh"):
+            raise ConfigError(f"ppo.activation must be relu or tanh, got {ppo.activation!r}")
+        if not 0.0 <= ppo.margin_reward <= 1.0:
+            raise ConfigError(f"ppo.margin_reward must be between 0 and 1, got {ppo.margin_reward}")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
