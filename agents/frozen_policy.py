@@ -9,16 +9,26 @@ extractor of ``mancala_envs.agents.features`` (raw counts, ``log1p``, the encodi
 ``mancala_envs.core.encodings``), any layer sizes, ReLU or tanh. Any other architecture
 falls back to torch. torch and SB3 are imported only when a snapshot is taken.
 
-``numpy_networks(policy)`` also gives the value net in the same form: the trainer writes
-both into a run's ``evaluation.npz`` (``mancala_envs.agents.learned_eval``).
+``numpy_networks(policy)`` also gives the value net in the same form, and
+``save_policy_evaluation(policy, game, run_dir)`` writes both into the run's
+``evaluation.npz`` (``mancala_envs.agents.learned_eval``): the value head is the search's
+evaluation (``alphabeta:depth=6,eval=RUN_DIR``), the policy head MCTS's priors. The value
+head estimates the learner's discounted return at its turn: the result for the player to
+move, shrunk by ``gamma`` per learner move to the end (and shaped by the score margin
+where ``ppo.margin_reward`` > 0).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+
+from mancala_envs.core.game import Game
+
+from .learned_eval import save_evaluation
 
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,
@@ -131,6 +141,21 @@ def numpy_networks(policy: Any) -> NumpyNetworks | None:
     if actor is None or value is None:
         return None
     return NumpyNetworks(features, encoding, actor, value)
+
+
+def save_policy_evaluation(policy: Any, game: Game, path: str | Path) -> Path | None:
+    """Write the policy's value and policy nets as ``evaluation.npz`` at ``path`` (a run folder).
+
+    Returns the file, or None when the network's input is not an encoding a search can read
+    (``observation_transform: log1p``) or the architecture is not one ``numpy_networks`` knows.
+    """
+    networks = numpy_networks(policy)
+    if networks is None or networks.encoding is None:
+        return None
+    value, actor = networks.value, networks.actor
+    activation = actor.activation if len(actor.weights) > 1 else value.activation
+    return save_evaluation(path, game, networks.encoding, activation, list(zip(value.weights, value.biases)),
+                           list(zip(actor.weights, actor.biases)), source="ppo")
 
 
 def _dense_stack(hidden: Any, head: Any) -> DenseStack | None:

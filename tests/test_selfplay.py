@@ -177,6 +177,9 @@ NETWORKS = [  # (policy_kwargs entries from features_extractor(encoding, transfo
     ("counts", "log1p", "relu", [32, 16]),
     ("counts", "none", "relu", []),
     ("counts", "none", "relu", dict(pi=[24], vf=[16, 8])),
+    ("onehot", "none", "relu", [32, 16]),
+    ("thermometer", "none", "tanh", [16]),
+    ("scaled", "none", "relu", dict(pi=[8], vf=[])),
 ]
 
 
@@ -191,9 +194,10 @@ def _model(env, encoding, transform, activation, net_arch):
 
 
 @pytest.mark.parametrize("encoding,transform,activation,net_arch", NETWORKS)
-def test_snapshot_numpy_networks_match_the_torch_policy(encoding, transform, activation, net_arch):
+def test_snapshot_numpy_networks_match_the_torch_policy(encoding, transform, activation, net_arch, tmp_path):
     torch = pytest.importorskip("torch")
-    from mancala_envs.agents.frozen_policy import numpy_networks
+    from mancala_envs.agents.frozen_policy import numpy_networks, save_policy_evaluation
+    from mancala_envs.agents.learned_eval import load_evaluation, net_value
 
     env = SelfPlayVecEnv("kalah-v0", 4, seed=0)
     model = _model(env, encoding, transform, activation, net_arch)
@@ -209,6 +213,17 @@ def test_snapshot_numpy_networks_match_the_torch_policy(encoding, transform, act
         expected_values = policy.predict_values(torch.as_tensor(obs)).numpy()[:, 0]
     np.testing.assert_allclose(networks.logits(obs), expected, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(networks.values(obs), expected_values, rtol=1e-5, atol=1e-5)
+    # the run's evaluation.npz: the search reads the same value and policy
+    saved = save_policy_evaluation(model.policy, env.game, tmp_path)
+    if transform != "none":
+        assert saved is None and not (tmp_path / "evaluation.npz").exists()
+    else:
+        evaluation = load_evaluation(tmp_path, env.game)
+        assert saved == tmp_path / "evaluation.npz" and evaluation.source == "ppo"
+        np.testing.assert_allclose(evaluation.value(obs), expected_values, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(evaluation.policy_logits(obs), expected, rtol=1e-4, atol=1e-5)
+        net = evaluation.net()
+        assert net_value(net, obs[0]) == pytest.approx(float(expected_values[0]), rel=1e-4, abs=1e-5)
     snapshot = PolicyOpponent.snapshot(model, deterministic=True)
     masks = np.ones((10, env.action_space.n), dtype=bool)
     masks[:, expected.argmax(axis=1)[0]] = False

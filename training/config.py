@@ -150,6 +150,13 @@ class TrainConfig:
                 f"ppo.observation_transform must be one of {', '.join(OBSERVATION_TRANSFORMS)}, "
                 f"got {ppo.observation_transform!r}"
             )
+        from mancala_envs.core.encodings import ENCODINGS
+
+        if ppo.obs_encoding not in ENCODINGS:
+            raise ConfigError(f"ppo.obs_encoding must be one of {', '.join(ENCODINGS)}, got {ppo.obs_encoding!r}")
+        if ppo.observation_transform != "none" and ppo.obs_encoding != "counts":
+            raise ConfigError(f"ppo.observation_transform {ppo.observation_transform!r} transforms raw counts: "
+                              f"it needs ppo.obs_encoding counts, got {ppo.obs_encoding!r}")
         if ppo.activation not in ("relu", "tanh"):
             raise ConfigError(f"ppo.activation must be relu or tanh, got {ppo.activation!r}")
         if not 0.0 <= ppo.margin_reward <= 1.0:

@@ -31,7 +31,7 @@ from stable_baselines3.common.logger import configure
 
 from mancala_envs.agents import make_agent
 from mancala_envs.agents.features import features_extractor
-from mancala_envs.agents.frozen_policy import PolicyOpponent
+from mancala_envs.agents.frozen_policy import PolicyOpponent, save_policy_evaluation
 from mancala_envs.agents.openings import OpeningSuite, opening_suite
 from mancala_envs.agents.policy import PolicyAgent
 from mancala_envs.core.files import atomic_output, write_text_atomic
@@ -74,6 +74,10 @@ class Trainer:
     def _save_model(self, model, path: Path) -> None:
         with atomic_output(path, suffix=".zip") as tmp:  # SB3 adds .zip to a name without it
             model.save(str(tmp))
+
+    def _export_evaluation(self, model) -> None:
+        """The value and policy nets as ``evaluation.npz``: the run then serves as ``eval=RUN_DIR``."""
+        save_policy_evaluation(model.policy, self.game, self.run_dir)
 
     # opponents -------------------------------------------------------------------------------------
     def _snapshot_policy(self, model, name: str) -> PolicyOpponent:
@@ -154,10 +158,12 @@ class Trainer:
                 self._evaluate(model, steps)
             if steps // cfg.checkpoint_every > previous // cfg.checkpoint_every or steps >= cfg.total_timesteps:
                 self._save_model(model, checkpoint_file(self.run_dir))
+                self._export_evaluation(model)
                 write_state(self.run_dir, self.state)
         callback.close()
 
         self._save_model(model, self.run_dir / "final_model.zip")
+        self._export_evaluation(model)
         suite = self._suite(cfg.eval.final_openings, SUITE_FINAL)
         self.echo(f"final evaluation over {suite.label()}, against each of {', '.join(cfg.eval.ladder)}")
         learner = PolicyAgent(model, name=LEARNER)

@@ -1,0 +1,394 @@
+"""Learned evaluations: the ``evaluation.npz`` file of a run, and its network compiled by numba.
+
+A run folder that can serve as ``eval=RUN_DIR`` (``alphabeta:depth=6,eval=RUN_DIR``,
+``mcts:sims=800,eval=RUN_DIR``) holds ``RUN_DIR/evaluation.npz`` (``numpy.savez``, written
+to a temporary name and renamed). Its keys:
+
+========================================  ==========================================================
+key                                       value
+========================================  ==========================================================
+``format``                                ``"mancala-eval-1"``
+``env_id``, ``options``                   the trained game: its id and its options as a JSON
+                                          string; loading it for another game or board is refused
+``encoding``                              a name of ``mancala_envs.core.encodings.ENCODINGS``: how
+                                          the mover's observation ``state.observation(mover)`` is
+                                          turned into the network's input
+``activation``                            ``"relu"`` or ``"tanh"`` (hidden layers; the last is linear)
+``value_layers``, ``value_weight_{i}``,   an MLP, layer ``i`` = (in, out) float32 weights and (out,)
+``value_bias_{i}``                        biases; the last has out = 1: the expected result for the
+                                          player to move, on the scale [-1, 1] (search clips it)
+``policy_layers``, ``policy_weight_{i}``,  optional: action logits (out = ``num_actions``), used as
+``policy_bias_{i}``                       PUCT priors by MCTS and played by ``policy:RUN_DIR``
+``source``                                who wrote it (``"ppo"``, ``"search-bootstrap"``, ...)
+========================================  ==========================================================
+
+``save_evaluation`` writes one, ``load_evaluation`` reads and checks it (clear errors for a
+missing file, a corrupt one, wrong shapes, another game's weights). ``LearnedEval.net()``
+packs the weights into an ``EvalNet``: flat arrays plus offsets, the same numba types for
+every weight set and depth of network, so the search loops compiled once take any
+evaluation as an argument (no recompilation, no Python call per node). ``net_value`` and
+``net_policy`` are the jitted forward passes; ``LearnedEval.value`` and ``.policy_logits``
+are the numpy ones on batches (the reference the tests compare the jitted pass with).
+
+``LearnedPolicyAgent`` plays the file's policy head greedily, with no search: the bare
+network of a run trained by ``mancala_envs.training.search_bootstrap``.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+from numba import njit
+
+from mancala_envs.core.encodings import ENCODINGS, EncodingSpec, encode, encoding_spec, first_layer_into
+from mancala_envs.core.errors import MancalaError
+from mancala_envs.core.files import atomic_output
+from mancala_envs.core.game import Game, State
+from mancala_envs.registry import make_game
+
+from .base import Agent
+
+__all__ = ["EVAL_FILE", "EVAL_FORMAT", "EvalFileError", "EvalNet", "LearnedEval", "LearnedPolicyAgent",
+           "load_evaluation", "net_policy", "net_value", "save_evaluation"]
+
+EVAL_FORMAT = "mancala-eval-1"
+EVAL_FILE = "evaluation.npz"
+ACTIVATIONS = {"relu": 0, "tanh": 1}
+
+Layers = Sequence[tuple[np.ndarray, np.ndarray]]
+
+
+class EvalFileError(MancalaError):
+    """An ``eval=`` path or ``evaluation.npz`` that cannot be used (missing, corrupt, another game)."""
+
+
+def options_json(game: Game) -> str:
+    """The game's options as the JSON string the file stores (keys sorted)."""
+    return json.dumps(game.options, sort_keys=True, default=str)
+
+
+def _same_board(stored: str, game: Game) -> bool:
+    """Whether stored options describe ``game``'s board and rules (the ply cap may differ)."""
+    a, b = json.loads(stored), json.loads(options_json(game))
+    a.pop("max_plies", None)
+    b.pop("max_plies", None)
+    return a == b
+
+
+def resolve_eval_path(path: str | Path) -> Path:
+    """The evaluation file behind ``path``: a run folder (its ``evaluation.npz``) or the file itself."""
+    p = Path(path)
+    if p.is_dir():
+        if not (p / EVAL_FILE).is_file():
+            raise EvalFileError(
+                f"{str(p)!r} is a folder without {EVAL_FILE}: give a run folder written by 'mancala train' "
+                f"(a value trainer's run, or a PPO run that exported its value head) or an {EVAL_FILE} file"
+            )
+        return p / EVAL_FILE
+    if not p.is_file():
+        raise EvalFileError(f"no evaluation at {str(p)!r}: give a run folder holding {EVAL_FILE} or the file itself")
+    return p
+
+
+# -- writing ------------------------------------------------------------------------------
+
+
+def _check_layers(what: str, layers: Layers, inputs: int, outputs: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The layers as float32 arrays; EvalFileError unless they chain from ``inputs`` to ``outputs``."""
+    if len(layers) < 1:
+        raise EvalFileError(f"{what}: a network needs at least one layer")
+    out = []
+    width = inputs
+    for i, (w, b) in enumerate(layers):
+        w = np.asarray(w, dtype=np.float32)
+        b = np.asarray(b, dtype=np.float32)
+        if w.ndim != 2 or w.shape[0] != width or b.shape != (w.shape[1],):
+            raise EvalFileError(
+                f"{what}: layer {i} has weight {w.shape} and bias {b.shape}; expected weight ({width}, n) "
+                f"and bias (n,)"
+            )
+        if not (np.isfinite(w).all() and np.isfinite(b).all()):
+            raise EvalFileError(f"{what}: layer {i} holds NaN or infinite numbers")
+        out.append((w, b))
+        width = w.shape[1]
+    if width != outputs:
+        raise EvalFileError(f"{what}: the last layer has {width} outputs; expected {outputs}")
+    return out
+
+
+def save_evaluation(path: str | Path, game: Game, encoding: str, activation: str, value: Layers,
+                    policy: Layers | None = None, source: str = "") -> Path:
+    """Write an evaluation file for ``game`` (``path``: a run folder or a .npz file); returns its path.
+
+    ``value`` and ``policy`` are lists of (weight (in, out), bias (out,)) pairs, first layer
+    first; the input width is the encoding's (``encoding_spec``), the value's last layer has
+    one output, the policy's ``game.num_actions``.
+    """
+    p = Path(path)
+    target = p / EVAL_FILE if p.is_dir() or p.suffix != ".npz" else p
+    spec = _spec_for(game, encoding, str(target))
+    if activation not in ACTIVATIONS:
+        raise EvalFileError(f"{target}: activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
+    arrays: dict[str, Any] = {
+        "format": EVAL_FORMAT, "env_id": game.env_id, "options": options_json(game), "encoding": encoding,
+        "activation": activation, "source": str(source),
+    }
+    for head, layers, outputs in (("value", value, 1), ("policy", policy, game.num_actions)):
+        if layers is None:
+            continue
+        checked = _check_layers(f"{target} ({head})", layers, spec.width, outputs)
+        arrays[f"{head}_layers"] = len(checked)
+        for i, (w, b) in enumerate(checked):
+            arrays[f"{head}_weight_{i}"] = w
+            arrays[f"{head}_bias_{i}"] = b
+    with atomic_output(target, suffix=".npz") as tmp:
+        np.savez(tmp, **arrays)
+    return target
+
+
+def _spec_for(game: Game, encoding: str, where: str) -> EncodingSpec:
+    if encoding not in ENCODINGS:
+        raise EvalFileError(f"{where}: unknown encoding {encoding!r}; encodings are {', '.join(ENCODINGS)}")
+    return encoding_spec(encoding, game.observation_size, game.observation_bounds())
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+def _text(data: Any, key: str, where: str) -> str:
+    if key not in data:
+        raise EvalFileError(f"{where}: not an evaluation file of this package (no {key!r} entry)")
+    return str(data[key][()])
+
+
+def _read_layers(data: Any, head: str, where: str) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    if f"{head}_layers" not in data:
+        return None
+    count = int(data[f"{head}_layers"][()])
+    layers = []
+    for i in range(count):
+        if f"{head}_weight_{i}" not in data or f"{head}_bias_{i}" not in data:
+            raise EvalFileError(f"{where}: {head}_layers is {count} but {head}_weight_{i}/{head}_bias_{i} is missing")
+        layers.append((data[f"{head}_weight_{i}"], data[f"{head}_bias_{i}"]))
+    return layers
+
+
+def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval":
+    """Read and check the evaluation at ``path`` (a run folder or the .npz file).
+
+    With ``game``, the file must have been trained for that game (same id and options);
+    without, the game is rebuilt from the file.
+    """
+    file = resolve_eval_path(path)
+    where = str(file)
+    try:
+        with np.load(file, allow_pickle=False) as data:
+            fmt = _text(data, "format", where)
+            if fmt != EVAL_FORMAT:
+                raise EvalFileError(f"{where}: format {fmt!r} is not supported; this package reads {EVAL_FORMAT!r}")
+            env_id, options = _text(data, "env_id", where), _text(data, "options", where)
+            encoding, activation = _text(data, "encoding", where), _text(data, "activation", where)
+            source = str(data["source"][()]) if "source" in data else ""
+            value = _read_layers(data, "value", where)
+            policy = _read_layers(data, "policy", where)
+    except EvalFileError:
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile, KeyError) as err:
+        raise EvalFileError(f"{where} is not a readable evaluation file (.npz): {err}") from None
+    if value is None:
+        raise EvalFileError(f"{where}: no value network (value_layers) in the file")
+    if game is None:
+        try:
+            game = make_game(env_id, **json.loads(options))
+        except (MancalaError, ValueError, TypeError) as err:
+            raise EvalFileError(f"{where}: cannot rebuild its game {env_id} {options}: {err}") from None
+    elif env_id != game.env_id or not _same_board(options, game):
+        raise EvalFileError(
+            f"{where} was trained for {env_id} with options {options}; it cannot evaluate {game.env_id} with "
+            f"options {options_json(game)}: an evaluation plays only the game and board it was trained on"
+        )
+    if activation not in ACTIVATIONS:
+        raise EvalFileError(f"{where}: activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
+    spec = _spec_for(game, encoding, where)
+    value = _check_layers(f"{where} (value)", value, spec.width, 1)
+    if policy is not None:
+        policy = _check_layers(f"{where} (policy)", policy, spec.width, game.num_actions)
+    return LearnedEval(game, spec, activation, value, policy, source, file)
+
+
+# -- the network for numba ----------------------------------------------------------------
+
+
+class EvalNet(NamedTuple):
+    """A learned evaluation as numba sees it: flat weights plus offsets (L layers; H widest layer).
+
+    The same types for every network, so a loop compiled once takes any of them.
+    """
+
+    code: int  # encoding code (core.encodings.ENCODINGS)
+    low: float  # encoding bounds and levels (core.encodings.EncodingSpec)
+    scale: float
+    levels: int
+    relu: bool  # hidden activation: True relu, False tanh
+    value_shapes: np.ndarray  # int64[L, 4]   per layer: inputs, outputs, weight offset, bias offset
+    value_weights: np.ndarray  # float32[*]   every value layer's (in, out) weights, row-major, one after another
+    value_biases: np.ndarray  # float32[*]
+    policy_shapes: np.ndarray  # int64[L', 4]  the same for the policy head (no rows: no policy)
+    policy_weights: np.ndarray  # float32[*]
+    policy_biases: np.ndarray  # float32[*]
+    hidden_a: np.ndarray  # float64[H]     scratch: one layer's outputs
+    hidden_b: np.ndarray  # float64[H]     scratch: the next layer's
+    obs: np.ndarray  # float32[O]     scratch: the mover's observation
+
+    @classmethod
+    def empty(cls, observation_size: int) -> "EvalNet":
+        """No evaluation (a placeholder of the right types; ``use_eval`` off)."""
+        return cls._pack(0, 0.0, 1.0, 2, True, [], [], 1, observation_size)
+
+    @classmethod
+    def _pack(cls, code, low, scale, levels, relu, value: Layers, policy: Layers, widest: int,
+              observation_size: int) -> "EvalNet":
+        def flat(layers):
+            shapes = np.zeros((len(layers), 4), np.int64)
+            w_off = b_off = 0
+            for i, (w, b) in enumerate(layers):
+                shapes[i] = (w.shape[0], w.shape[1], w_off, b_off)
+                w_off += w.size
+                b_off += b.size
+            weights = np.concatenate([w.ravel() for w, _ in layers]) if layers else np.zeros(0, np.float32)
+            biases = np.concatenate([b for _, b in layers]) if layers else np.zeros(0, np.float32)
+            return shapes, weights.astype(np.float32), biases.astype(np.float32)
+
+        vs, vw, vb = flat(value)
+        ps, pw, pb = flat(policy)
+        return cls(int(code), float(low), float(scale), int(levels), bool(relu), vs, vw, vb, ps, pw, pb,
+                   np.zeros(widest, np.float64), np.zeros(widest, np.float64),
+                   np.zeros(observation_size, np.float32))
+
+
+@dataclass
+class LearnedEval:
+    """A checked evaluation file: the game, the encoding and the layers (numpy)."""
+
+    game: Game
+    spec: EncodingSpec
+    activation: str
+    value_layers: list[tuple[np.ndarray, np.ndarray]]
+    policy_layers: list[tuple[np.ndarray, np.ndarray]] | None
+    source: str
+    path: Path | None = None
+
+    @property
+    def has_policy(self) -> bool:
+        return self.policy_layers is not None
+
+    def net(self) -> EvalNet:
+        """The weights packed for the jitted forward passes (a fresh copy with its own scratch)."""
+        layers = self.value_layers + (self.policy_layers or [])
+        widest = max([w.shape[1] for w, _ in layers] + [self.game.num_actions])
+        return EvalNet._pack(self.spec.code, self.spec.low, self.spec.scale, self.spec.levels,
+                             self.activation == "relu", self.value_layers, self.policy_layers or [], widest,
+                             self.game.observation_size)
+
+    def _forward(self, layers, observations: np.ndarray) -> np.ndarray:
+        x = encode(self.spec, np.atleast_2d(observations)).astype(np.float64)
+        for i, (w, b) in enumerate(layers):
+            x = x @ w.astype(np.float64) + b.astype(np.float64)
+            if i < len(layers) - 1:
+                x = np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
+        return x
+
+    def value(self, observations: np.ndarray) -> np.ndarray:
+        """The value head (unclipped) of a batch of mover's observations (n, O): shape (n,)."""
+        return self._forward(self.value_layers, observations)[:, 0]
+
+    def policy_logits(self, observations: np.ndarray) -> np.ndarray:
+        """The policy head's logits of a batch of observations (n, O): shape (n, num_actions)."""
+        if self.policy_layers is None:
+            raise EvalFileError(f"{self.path}: the evaluation has no policy head")
+        return self._forward(self.policy_layers, observations)
+
+
+# -- the jitted forward passes ----------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _dense(weights, biases, shape, source, target, activate, relu):
+    """``target[:out] = source[:in] @ W + b`` for one layer (shape: in, out, offsets), then the activation."""
+    inputs, outputs, w_off, b_off = shape[0], shape[1], shape[2], shape[3]
+    for j in range(outputs):
+        target[j] = biases[b_off + j]
+    for i in range(inputs):
+        x = source[i]
+        if x != 0.0:
+            row = w_off + i * outputs
+            for j in range(outputs):
+                target[j] += x * weights[row + j]
+    if activate:
+        _activate(target, outputs, relu)
+
+
+@njit(cache=True, inline="always")
+def _activate(values, count, relu):
+    for j in range(count):
+        values[j] = max(values[j], 0.0) if relu else np.tanh(values[j])
+
+
+@njit(cache=True)
+def _forward(net, shapes, weights, biases, obs):
+    """Run one head on ``obs``; returns the scratch array holding its outputs (first shapes[-1, 1])."""
+    layers = shapes.shape[0]
+    first_layer_into(net.code, obs, net.low, net.scale, net.levels, weights, shapes[0, 2], biases, shapes[0, 3],
+                     net.hidden_a[: shapes[0, 1]])
+    if layers > 1:
+        _activate(net.hidden_a, shapes[0, 1], net.relu)
+    source, target = net.hidden_a, net.hidden_b
+    for i in range(1, layers):
+        _dense(weights, biases, shapes[i], source, target, i < layers - 1, net.relu)
+        source, target = target, source
+    return source
+
+
+@njit(cache=True)
+def net_value(net, obs):
+    """The value head on one mover's observation ``obs`` (float32[O]), unclipped."""
+    return _forward(net, net.value_shapes, net.value_weights, net.value_biases, obs)[0]
+
+
+@njit(cache=True)
+def net_policy(net, obs, logits):
+    """The policy head's logits on ``obs`` into ``logits`` (float64[A])."""
+    out = _forward(net, net.policy_shapes, net.policy_weights, net.policy_biases, obs)
+    for a in range(logits.shape[0]):
+        logits[a] = out[a]
+
+
+class LearnedPolicyAgent(Agent):
+    """The bare policy head of an evaluation file: the legal move with the highest logit, no search."""
+
+    name = "policy"
+
+    def __init__(self, path: str | Path, seed: int | None = None):
+        super().__init__(seed)
+        self.evaluation = load_evaluation(path)
+        if not self.evaluation.has_policy:
+            raise EvalFileError(f"{self.evaluation.path}: the evaluation has no policy head to play")
+        self._net = self.evaluation.net()
+        self._logits = np.zeros(self.evaluation.game.num_actions, np.float64)
+
+    def act(self, state: State) -> int:
+        if state.game.env_id != self.evaluation.game.env_id or not _same_board(options_json(self.evaluation.game), state.game):
+            raise EvalFileError(
+                f"{self.evaluation.path} was trained for {self.evaluation.game.env_id}; it cannot play "
+                f"{state.game.env_id} with options {options_json(state.game)}"
+            )
+        net_policy(self._net, state.observation(state.current_player), self._logits)
+        mask = state.action_mask()
+        logits = np.where(mask != 0, self._logits, -np.inf)
+        best = np.flatnonzero(logits == logits.max())
+        return int(best[0] if best.size == 1 else self.rng.choice(best))
