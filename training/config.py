@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
 from mancala_envs.agents import make_agent
+from mancala_envs.core.encodings import ENCODINGS
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.registry import make_game
 
@@ -150,8 +151,6 @@ class TrainConfig:
                 f"ppo.observation_transform must be one of {', '.join(OBSERVATION_TRANSFORMS)}, "
                 f"got {ppo.observation_transform!r}"
             )
-        from mancala_envs.core.encodings import ENCODINGS
-
         if ppo.obs_encoding not in ENCODINGS:
             raise ConfigError(f"ppo.obs_encoding must be one of {', '.join(ENCODINGS)}, got {ppo.obs_encoding!r}")
         if ppo.observation_transform != "none" and ppo.obs_encoding != "counts":
