@@ -15,14 +15,15 @@
   ``i % 2``); ``infos[i]["episode_result"]`` reports each finished game: the learner's seat,
   return, scores (``[mine, theirs]``), plies and the opponent's name.
 * Opponents come from an ``OpponentPool``: each game draws one (by weight) when an
-  episode starts. An entry added with ``opening_plies=(lo, hi)`` starts each of its games
-  with a uniformly random number of plies in that range played at random by both seats
-  before the learner's first decision (the learner gets no transition for them). This is
-  how a deterministic opponent (alpha-beta, greedy) stays in the pool without being
-  beaten by rote: from the start position it plays the same game every time, and the
-  learner learns the few lines that beat it instead of the game. ``"random"`` plays inside numba; a ``PolicyOpponent`` (a frozen snapshot
+  episode starts. ``"random"`` plays inside numba; a ``PolicyOpponent`` (a frozen snapshot
   of a policy, or any batched callable) is called **once per round for all games waiting
   on it**; an agent (``act(state) -> action``) is called per game.
+* An entry added with ``opening_plies=(lo, hi)`` starts each of its games with a uniformly
+  random number of plies in that range, played at random by both seats before the
+  learner's first decision (the learner gets no transition for them). This is how a
+  deterministic opponent (alpha-beta, greedy) stays in the pool without being beaten by
+  rote: from the start position it plays the same game every time, and the learner would
+  learn the few lines that beat it instead of the game.
 * The same seed gives the same games, the same opponent draws and the same opponent moves
   (policies sample with the env's generator, never torch's).
 * ``margin_reward=w`` (0 by default) shapes the terminal reward by the final score margin:
