@@ -2,17 +2,73 @@
 move picker of ``PolicyAgent``.
 
 ``PolicyOpponent.snapshot(model)`` copies an SB3 (Maskable)PPO model's policy and returns
-``act(obs, masks, rng) -> actions`` for a whole batch; for the standard flat-input MLP the
-forward pass runs as numpy matrix products (``_numpy_actor``), an order of magnitude cheaper
-per call than torch's module machinery for networks this small. torch and SB3 are imported
-only when a snapshot is taken.
+``act(obs, masks, rng) -> actions`` for a whole batch. The forward pass runs as numpy matrix
+products (``numpy_networks``), an order of magnitude cheaper per call than torch's module
+machinery for networks this small, for every network ``mancala train`` builds: any input
+extractor of ``mancala_envs.agents.features`` (raw counts, ``log1p``, the encodings of
+``mancala_envs.core.encodings``), any layer sizes, ReLU or tanh. Any other architecture
+falls back to torch. torch and SB3 are imported only when a snapshot is taken.
+
+``numpy_networks(policy)`` also gives the value net in the same form, and
+``save_policy_evaluation(policy, game, run_dir)`` writes both into the run's
+``evaluation.npz`` (``mancala_envs.agents.learned_eval``): the value head is the search's
+evaluation (``alphabeta:depth=6,eval=RUN_DIR``), the policy head MCTS's priors. The value
+head estimates the learner's discounted return at its turn: the result for the player to
+move, shrunk by ``gamma`` per learner move to the end (and shaped by the score margin
+where ``ppo.margin_reward`` > 0).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+
+from mancala_envs.core.game import Game
+
+from .learned_eval import save_evaluation
+
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
+
+
+@dataclass
+class DenseStack:
+    """Dense layers as numpy arrays: ``weights[i]`` is (in, out), the hidden layers use
+    ``activation``, the last layer is linear."""
+
+    weights: list[np.ndarray]
+    biases: list[np.ndarray]
+    activation: str
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        act = ACTIVATIONS[self.activation]
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            x = x @ w + b
+            if i < last:
+                x = act(x)
+        return x
+
+
+@dataclass
+class NumpyNetworks:
+    """A policy's networks in numpy: the input features, the actor (logits) and the value."""
+
+    features: Callable[[np.ndarray], np.ndarray]  # raw observations (n, obs) -> network input
+    encoding: str | None  # the features' name in mancala_envs.core.encodings, or None (e.g. log1p)
+    actor: DenseStack
+    value: DenseStack
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        return self.actor(self.features(obs))
+
+    def values(self, obs: np.ndarray) -> np.ndarray:
+        return self.value(self.features(obs))[:, 0]
 
 
 class PolicyOpponent:
@@ -43,7 +99,7 @@ class PolicyOpponent:
         # The actor alone, no distribution objects: the opponent's forward pass sits in the
         # rollout loop next to the learner's, and runs once per round of opponent moves
         # (several per step with extra turns), so its fixed cost matters more than its FLOPs.
-        numpy_actor = _numpy_actor(policy)
+        networks = numpy_networks(policy)
         features_extractor = policy.features_extractor if policy.share_features_extractor else policy.pi_features_extractor
 
         def torch_actor(obs: np.ndarray) -> np.ndarray:
@@ -51,7 +107,7 @@ class PolicyOpponent:
                 features = features_extractor(torch.as_tensor(obs))
                 return policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
 
-        logits_of = numpy_actor or torch_actor
+        logits_of = networks.logits if networks is not None else torch_actor
 
         def act(obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             logits = np.where(masks, logits_of(obs).astype(np.float64), -np.inf)
@@ -63,38 +119,58 @@ class PolicyOpponent:
         return cls(act, name)
 
 
-def _numpy_actor(policy: Any) -> Callable[[np.ndarray], np.ndarray] | None:
-    """The policy's actor as numpy matrix products, for the standard flat-input MLP policy.
-
-    For small networks numpy is an order of magnitude faster per call than torch's module
-    machinery. Returns None for any other architecture (the caller then uses torch).
-    """
+def numpy_networks(policy: Any) -> NumpyNetworks | None:
+    """The policy's input features, actor and value net as numpy arrays, or None when the
+    architecture is not one ``mancala train`` builds (an input extractor of
+    ``mancala_envs.agents.features``, separate or shared, then tanh or ReLU dense layers)."""
     import torch.nn as nn
-    from stable_baselines3.common.torch_layers import FlattenExtractor
 
-    from .features import Log1pFlatten
+    from .features import numpy_features
 
-    extractor = policy.features_extractor if policy.share_features_extractor else policy.pi_features_extractor
-    if type(extractor) not in (FlattenExtractor, Log1pFlatten) or not isinstance(policy.action_net, nn.Linear):
-        return None
-    transform = Log1pFlatten.numpy_forward if isinstance(extractor, Log1pFlatten) else None
-    activations = {nn.Tanh: np.tanh, nn.ReLU: lambda x: np.maximum(x, 0.0)}
-    layers: list[tuple[str, Any]] = []
-    for module in policy.mlp_extractor.policy_net:
-        if isinstance(module, nn.Linear):
-            layers.append(("linear", (module.weight.detach().numpy().T.copy(), module.bias.detach().numpy().copy())))
-        elif type(module) in activations:
-            layers.append(("activation", activations[type(module)]))
-        else:
+    if not policy.share_features_extractor:
+        pi, vf = policy.pi_features_extractor, policy.vf_features_extractor
+        if type(pi) is not type(vf) or numpy_features(pi) is None or numpy_features(pi)[1] != numpy_features(vf)[1]:
             return None
-    head = (policy.action_net.weight.detach().numpy().T.copy(), policy.action_net.bias.detach().numpy().copy())
+    extractor = policy.features_extractor if policy.share_features_extractor else policy.pi_features_extractor
+    found = numpy_features(extractor)
+    if found is None or not isinstance(policy.action_net, nn.Linear) or not isinstance(policy.value_net, nn.Linear):
+        return None
+    features, encoding = found
+    actor = _dense_stack(policy.mlp_extractor.policy_net, policy.action_net)
+    value = _dense_stack(policy.mlp_extractor.value_net, policy.value_net)
+    if actor is None or value is None:
+        return None
+    return NumpyNetworks(features, encoding, actor, value)
 
-    def actor(obs: np.ndarray) -> np.ndarray:
-        x = obs.reshape(len(obs), -1).astype(np.float32, copy=False)
-        if transform is not None:
-            x = transform(x)
-        for kind, value in layers:
-            x = x @ value[0] + value[1] if kind == "linear" else value(x)
-        return x @ head[0] + head[1]
 
-    return actor
+def save_policy_evaluation(policy: Any, game: Game, path: str | Path) -> Path | None:
+    """Write the policy's value and policy nets as ``evaluation.npz`` at ``path`` (a run folder).
+
+    Returns the file, or None when the network's input is not an encoding a search can read
+    (``observation_transform: log1p``) or the architecture is not one ``numpy_networks`` knows.
+    """
+    networks = numpy_networks(policy)
+    if networks is None or networks.encoding is None:
+        return None
+    value, actor = networks.value, networks.actor
+    activation = actor.activation if len(actor.weights) > 1 else value.activation
+    return save_evaluation(path, game, networks.encoding, activation, list(zip(value.weights, value.biases)),
+                           list(zip(actor.weights, actor.biases)), source="ppo")
+
+
+def _dense_stack(hidden: Any, head: Any) -> DenseStack | None:
+    """``hidden`` (a Sequential of Linear, activation pairs, one kind of activation) then the
+    ``head`` Linear; None for anything else."""
+    import torch.nn as nn
+
+    kinds = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+    modules = list(hidden)
+    linears = modules[0::2]
+    activations = {kinds.get(type(m)) for m in modules[1::2]}
+    if (len(modules) % 2 or not all(isinstance(m, nn.Linear) for m in linears)
+            or None in activations or len(activations) > 1):
+        return None
+    linears.append(head)
+    weights = [m.weight.detach().numpy().T.astype(np.float32) for m in linears]
+    biases = [m.bias.detach().numpy().astype(np.float32) for m in linears]
+    return DenseStack(weights, biases, activations.pop() if activations else "tanh")

@@ -172,28 +172,106 @@ def test_maskable_ppo_trains_with_a_snapshot_opponent():
     assert names == {"random", "snapshot-1"}
 
 
-@pytest.mark.parametrize("transform", ["none", "log1p"])
-def test_snapshot_numpy_actor_matches_the_torch_policy(transform):
+NETWORKS = [  # (policy_kwargs entries from features_extractor(encoding, transform), activation, net_arch)
+    ("counts", "none", "tanh", [32, 16]),
+    ("counts", "log1p", "relu", [32, 16]),
+    ("counts", "none", "relu", []),
+    ("counts", "none", "relu", dict(pi=[24], vf=[16, 8])),
+    ("onehot", "none", "relu", [32, 16]),
+    ("thermometer", "none", "tanh", [16]),
+    ("scaled", "none", "relu", dict(pi=[8], vf=[])),
+]
+
+
+def _model(env, encoding, transform, activation, net_arch):
     torch = pytest.importorskip("torch")
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from mancala_envs.agents.features import OBSERVATION_TRANSFORMS
-    from mancala_envs.agents.frozen_policy import _numpy_actor
+    from mancala_envs.agents.features import features_extractor
+
+    policy_kwargs = dict(net_arch=net_arch, activation_fn={"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[activation],
+                         **features_extractor(encoding, transform))
+    return sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, policy_kwargs=policy_kwargs)
+
+
+@pytest.mark.parametrize("encoding,transform,activation,net_arch", NETWORKS)
+def test_snapshot_numpy_networks_match_the_torch_policy(encoding, transform, activation, net_arch, tmp_path):
+    torch = pytest.importorskip("torch")
+    from mancala_envs.agents.frozen_policy import numpy_networks, save_policy_evaluation
+    from mancala_envs.agents.learned_eval import load_evaluation, net_value
 
     env = SelfPlayVecEnv("kalah-v0", 4, seed=0)
-    policy_kwargs = dict(net_arch=[32, 16])
-    if OBSERVATION_TRANSFORMS[transform] is not None:
-        policy_kwargs["features_extractor_class"] = OBSERVATION_TRANSFORMS[transform]
-    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, policy_kwargs=policy_kwargs)
-    actor = _numpy_actor(model.policy)
-    assert actor is not None
-    obs = np.random.default_rng(0).uniform(0, 8, size=(10, env.observation_space.shape[0])).astype(np.float32)
+    model = _model(env, encoding, transform, activation, net_arch)
+    networks = numpy_networks(model.policy)
+    assert networks is not None and networks.encoding == (encoding if transform == "none" else None)
+    obs = np.stack([env.batch.state(0).observation(0)] +
+                   [np.random.default_rng(k).integers(0, 9, env.observation_space.shape[0]) for k in range(9)])
+    obs = obs.astype(np.float32)
     with torch.no_grad():
-        features = model.policy.extract_features(torch.as_tensor(obs))
-        expected = model.policy.action_net(model.policy.mlp_extractor.forward_actor(features)).numpy()
-    np.testing.assert_allclose(actor(obs), expected, rtol=1e-5, atol=1e-5)
+        policy = model.policy
+        features = policy.extract_features(torch.as_tensor(obs))
+        expected = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
+        expected_values = policy.predict_values(torch.as_tensor(obs)).numpy()[:, 0]
+    np.testing.assert_allclose(networks.logits(obs), expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(networks.values(obs), expected_values, rtol=1e-5, atol=1e-5)
+    # the run's evaluation.npz: the search reads the same value and policy
+    saved = save_policy_evaluation(model.policy, env.game, tmp_path)
+    if transform != "none":
+        assert saved is None and not (tmp_path / "evaluation.npz").exists()
+    else:
+        evaluation = load_evaluation(tmp_path, env.game)
+        assert saved == tmp_path / "evaluation.npz" and evaluation.source == "ppo"
+        np.testing.assert_allclose(evaluation.value(obs), expected_values, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(evaluation.policy_logits(obs), expected, rtol=1e-4, atol=1e-5)
+        net = evaluation.net()
+        assert net_value(net, obs[0]) == pytest.approx(float(expected_values[0]), rel=1e-4, abs=1e-5)
     snapshot = PolicyOpponent.snapshot(model, deterministic=True)
     masks = np.ones((10, env.action_space.n), dtype=bool)
     masks[:, expected.argmax(axis=1)[0]] = False
     chosen = snapshot(obs, masks, np.random.default_rng(0))
     assert all(masks[i, a] for i, a in enumerate(chosen))
     np.testing.assert_array_equal(chosen, np.where(masks, expected, -np.inf).argmax(axis=1))
+
+
+def test_an_empty_pool_stays_empty_and_cannot_play():
+    assert [e.name for e in OpponentPool().entries] == ["random"]
+    pool = OpponentPool([])
+    assert pool.entries == []
+    with pytest.raises(mancala_envs.MancalaError, match="pool is empty"):
+        SelfPlayVecEnv("kalah-v0", 2, opponents=pool, seed=0)
+    pool.add(FirstLegal(), 1.0)
+    assert [e.name for e in pool.entries] == ["first-legal"]
+
+
+def test_opening_plies_diversify_games_against_a_deterministic_opponent():
+    game = mancala_envs.make_game("kalah-v0")
+    start = game.new_state()
+    pool = OpponentPool([])
+    pool.add(FirstLegal(), 1.0, opening_plies=(2, 4))
+    env = SelfPlayVecEnv("kalah-v0", 16, opponents=pool, seed=3)
+    first = env.reset()
+    assert (env.opening_left == 0).all() and np.array_equal(env.batch.players, env.seats)
+    assert len({row.tobytes() for row in first}) > 8, "games start from different openings"
+    assert not any(np.array_equal(row, start.observation(0)) for row in first[::2])
+    with pytest.raises(mancala_envs.MancalaError, match="opening_plies"):
+        pool.add(FirstLegal(), 1.0, opening_plies=(3, 1))
+
+
+def test_margin_reward_shapes_the_terminal_reward():
+    results = {}
+    for w in (0.0, 0.5):
+        env = SelfPlayVecEnv("kalah-v0", 8, opponents=["random"], seed=4, margin_reward=w)
+        env.reset()
+        got = []
+        while len(got) < 8:
+            actions = np.array([np.flatnonzero(m)[0] for m in env.action_masks()])
+            _, rewards, dones, infos = env.step(actions)
+            got += [(rewards[i], infos[i]["episode_result"]) for i in np.flatnonzero(dones)]
+        results[w] = got
+    for (plain, result), (shaped, same) in zip(results[0.0], results[0.5]):
+        assert result == same  # the same games: shaping changes rewards only
+        mine, theirs = result["scores"]
+        assert plain == np.sign(mine - theirs)
+        assert shaped == pytest.approx(0.5 * plain + 0.5 * (mine - theirs) / 48)
+        assert np.sign(shaped) == np.sign(plain)
+    with pytest.raises(mancala_envs.MancalaError, match="margin_reward"):
+        SelfPlayVecEnv("kalah-v0", 2, margin_reward=1.5)

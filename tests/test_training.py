@@ -66,6 +66,11 @@ def test_every_config_file_loads():
         (["num_envs=0"], r"num_envs must be at least 1, got 0"),
         (["eval.ladder=[greedy]"], r"eval.ladder must include 'random'"),
         (["ppo.observation_transform=sqrt"], r"ppo.observation_transform must be one of none, log1p, got 'sqrt'"),
+        (["ppo.activation=sigmoid"], r"ppo.activation must be relu or tanh, got 'sigmoid'"),
+        (["ppo.margin_reward=2"], r"ppo.margin_reward must be between 0 and 1, got 2.0"),
+        (["pool.baselines={}"], r"pool.baselines must name at least one agent"),
+        (["pool.opening_plies=[3, 1]"], r"pool.opening_plies must be \[lo, hi\]"),
+        (["pool.opening_plies=[0, 0]"], r"pool.baselines greedy play .* give pool.opening_plies"),
         (["total_timesteps"], r"an override must look like key=value"),
     ],
 )
@@ -226,3 +231,29 @@ def test_eval_on_a_saved_model(tmp_path):
     assert match.returncode == 0, match.stdout + match.stderr
     wrong = mancala("eval", str(run / "final_model.zip"), "--env", "kalah-v0", "pits=4", "--openings", "1")
     assert wrong.returncode == 2 and "trained on observations of size 15" in wrong.stderr
+
+
+def test_tiny_run_with_encoded_inputs_writes_a_loadable_evaluation(tmp_path):
+    """obs_encoding, activation, margin reward, opening plies: the run trains, exports its nets as
+    evaluation.npz (equal to the saved model's) and plays as policy:RUN_DIR."""
+    import numpy as np
+
+    from mancala_envs.agents.frozen_policy import numpy_networks
+    from mancala_envs.agents.learned_eval import load_evaluation
+    from mancala_envs.agents.policy import load_model
+    from mancala_envs.registry import make_game
+
+    out = mancala("train", str(ROOT / "configs" / "kalah-v0.yaml"), *TINY, "eval.ladder=[random]",
+                  "ppo.net_arch=[16]", "ppo.obs_encoding=thermometer", "ppo.activation=tanh", "ppo.margin_reward=0.3",
+                  "pool.opening_plies=[1, 3]", f"runs_dir={tmp_path}")
+    assert out.returncode == 0, out.stdout + out.stderr
+    run = run_dir_from(out.stdout)
+    game = make_game("kalah-v0")
+    evaluation = load_evaluation(run, game)
+    assert evaluation.spec.name == "thermometer" and evaluation.activation == "tanh" and evaluation.has_policy
+    networks = numpy_networks(load_model(run).policy)
+    obs = np.stack([game.new_state().observation(0), game.new_state().observation(1) + 3])
+    np.testing.assert_allclose(evaluation.value(obs), networks.values(obs), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(evaluation.policy_logits(obs), networks.logits(obs), rtol=1e-5, atol=1e-6)
+    match = mancala("match", "kalah-v0", f"policy:{run}", "random", "--openings", "1")
+    assert match.returncode == 0, match.stdout + match.stderr

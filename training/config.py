@@ -51,7 +51,10 @@ class PPOConfig:
     vf_coef: float = 0.5  # value loss weight
     max_grad_norm: float = 0.5  # gradient clipping
     net_arch: list[int] = field(default_factory=lambda: [64, 64])  # hidden layers of policy and value nets
-    observation_transform: str = "none"  # network input: "none" (raw counts) or "log1p" (mancala_envs.agents.features)
+    activation: str = "relu"  # hidden-layer activation of both nets: "relu" or "tanh"
+    obs_encoding: str = "counts"  # network input: a name of mancala_envs.core.encodings.ENCODINGS (e.g. onehot)
+    observation_transform: str = "none"  # "log1p": log(1 + counts) instead (obs_encoding counts only; no evaluation.npz)
+    margin_reward: float = 0.0  # 0..1: weight of the final score margin in the terminal reward (training.selfplay)
 
 
 @dataclass
@@ -62,6 +65,7 @@ class PoolConfig:
     keep_last: int = 5  # snapshots kept in the pool (oldest dropped)
     snapshot_weight: float = 1.0  # sampling weight of each snapshot
     baselines: dict[str, float] = field(default_factory=lambda: {"random": 1.0})  # agent spec -> sampling weight
+    opening_plies: list[int] = field(default_factory=lambda: [2, 6])  # [lo, hi] random plies before each game against a baseline other than random
 
 
 @dataclass
@@ -140,13 +144,17 @@ class TrainConfig:
                 f"{self.num_envs} * {self.ppo.n_steps} = {rollout} transitions (SB3 would train on a partial "
                 f"minibatch); e.g. ppo.batch_size={_largest_divisor(rollout, self.ppo.batch_size)}"
             )
-        from mancala_envs.agents.features import OBSERVATION_TRANSFORMS  # imports torch, which `mancala list` must not need
-
-        if self.ppo.observation_transform not in OBSERVATION_TRANSFORMS:
+        self._validate_ppo_inputs()
+        if not self.pool.baselines:
+            raise ConfigError("pool.baselines must name at least one agent (e.g. {random: 1.0})")
+        plies = self.pool.opening_plies
+        if len(plies) != 2 or not 0 <= plies[0] <= plies[1]:
+            raise ConfigError(f"pool.opening_plies must be [lo, hi] with 0 <= lo <= hi, got {plies}")
+        fixed = [spec for spec in self.pool.baselines if spec != "random"]
+        if fixed and plies[1] == 0:
             raise ConfigError(
-                f"ppo.observation_transform must be one of {', '.join(OBSERVATION_TRANSFORMS)}, "
-                f"got {self.ppo.observation_transform!r}"
-            )
+                f"pool.baselines {', '.join(fixed)} play (nearly) the same game from the same position: "
+                f"give pool.opening_plies [lo, hi] with hi >= 1 so their games start from random openings")
         for spec in list(self.pool.baselines) + list(self.eval.ladder):
             make_agent(spec)  # the agent spec errors name the known agents
         for spec, weight in self.pool.baselines.items():
@@ -162,6 +170,24 @@ class TrainConfig:
             raise ConfigError(f"value.encoding must be one of {', '.join(ENCODINGS)}, got {v.encoding!r}")
         if v.activation not in ("relu", "tanh"):
             raise ConfigError(f"value.activation must be relu or tanh, got {v.activation!r}")
+
+    def _validate_ppo_inputs(self) -> None:
+        """The network's input, activation and reward shaping (``ppo``)."""
+        from mancala_envs.agents.features import OBSERVATION_TRANSFORMS  # imports torch, which `mancala list` must not need
+
+        ppo = self.ppo
+        if ppo.observation_transform not in OBSERVATION_TRANSFORMS:
+            raise ConfigError(
+                f"ppo.observation_transform must be one of {', '.join(OBSERVATION_TRANSFORMS)}, "
+                f"got {ppo.observation_transform!r}"
+            )
+        if ppo.obs_encoding not in ENCODINGS:
+            raise ConfigError(f"ppo.obs_encoding must be one of {', '.join(ENCODINGS)}, got {ppo.obs_encoding!r}")
+        if ppo.observation_transform != "none" and ppo.obs_encoding != "counts":
+            raise ConfigError(f"ppo.observation_transform {ppo.observation_transform!r} transforms raw counts: "
+                              f"it needs ppo.obs_encoding counts, got {ppo.obs_encoding!r}")
+        if ppo.activation not in ("relu", "tanh"):
+            raise ConfigError(f"ppo.activation must be relu or tanh, got {ppo.activation!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -210,10 +236,12 @@ NUMBER_BOUNDS: dict[str, Bounds] = {
     "ppo.vf_coef": AT_LEAST_0,
     "ppo.max_grad_norm": POSITIVE,
     "ppo.net_arch[]": AT_LEAST_1,
+    "ppo.margin_reward": FRACTION,
     "pool.snapshot_every": AT_LEAST_1,
     "pool.keep_last": AT_LEAST_1,
     "pool.snapshot_weight": POSITIVE,
     "pool.baselines[]": POSITIVE,
+    "pool.opening_plies[]": AT_LEAST_0,
     "eval.every": AT_LEAST_1,
     "eval.openings": AT_LEAST_1,
     "eval.final_openings": AT_LEAST_1,

@@ -18,8 +18,21 @@
   episode starts. ``"random"`` plays inside numba; a ``PolicyOpponent`` (a frozen snapshot
   of a policy, or any batched callable) is called **once per round for all games waiting
   on it**; an agent (``act(state) -> action``) is called per game.
+* An entry added with ``opening_plies=(lo, hi)`` starts each of its games with a uniformly
+  random number of plies in that range, played at random by both seats before the
+  learner's first decision (the learner gets no transition for them). This is how a
+  deterministic opponent (alpha-beta, greedy) stays in the pool without being beaten by
+  rote: from the start position it plays the same game every time, and the learner would
+  learn the few lines that beat it instead of the game.
 * The same seed gives the same games, the same opponent draws and the same opponent moves
   (policies sample with the env's generator, never torch's).
+* ``margin_reward=w`` (0 by default) shapes the terminal reward by the final score margin:
+  ``(1 - w) * result + w * margin / total``, where ``result`` is the game's +1/-1/0,
+  ``margin`` the learner's score minus the opponent's and ``total`` what the game conserves
+  (``Game.conserved_total`` of the start position: the stones or cards in play), clipped
+  to [-1, 1]. A win by many is then worth more than a win by one, and the reward keeps
+  the result's sign and scale, so the value head still estimates the result (up to the
+  shaping) and can serve as a search's evaluation. Truncated games get 0 either way.
 
 A game that ends twice before the learner moves again (possible only on degenerate boards
 where the opponent's opening ends the game) reports the first ending to SB3 and counts the
@@ -48,28 +61,38 @@ class PoolEntry:
     opponent: Any  # "random", a PolicyOpponent, or an agent with act(state)
     weight: float
     name: str
+    opening_plies: tuple[int, int] = (0, 0)  # random plies by both seats before the learner's episode
 
 
 class OpponentPool:
-    """Opponents with sampling weights; games draw one per episode."""
+    """Opponents with sampling weights; games draw one per episode.
+
+    ``OpponentPool()`` (or ``None``) holds ``"random"`` alone; ``OpponentPool([])`` is empty,
+    to be filled with ``add`` before a ``SelfPlayVecEnv`` uses it.
+    """
 
     def __init__(self, entries: Iterable[Any] | None = None):
         self.entries: list[PoolEntry] = []
-        for entry in entries or [RANDOM]:
+        self._cumulative = None
+        for entry in [RANDOM] if entries is None else entries:
             if isinstance(entry, tuple):
                 self.add(*entry)
             else:
                 self.add(entry)
 
-    def add(self, opponent: Any, weight: float = 1.0, name: str | None = None) -> None:
+    def add(self, opponent: Any, weight: float = 1.0, name: str | None = None,
+            opening_plies: tuple[int, int] = (0, 0)) -> None:
         if not (opponent == RANDOM or isinstance(opponent, PolicyOpponent) or callable(getattr(opponent, "act", None))):
             raise InvalidOptionError(
                 f"an opponent must be 'random', a PolicyOpponent, or an agent with act(state); got {opponent!r}"
             )
         if not weight > 0:
             raise InvalidOptionError(f"an opponent's weight must be positive, got {weight!r}")
+        lo, hi = (int(p) for p in opening_plies)
+        if not 0 <= lo <= hi:
+            raise InvalidOptionError(f"opening_plies must be (lo, hi) with 0 <= lo <= hi, got {opening_plies!r}")
         label = name or (RANDOM if opponent == RANDOM else getattr(opponent, "name", type(opponent).__name__))
-        self.entries.append(PoolEntry(opponent, float(weight), label))
+        self.entries.append(PoolEntry(opponent, float(weight), label, (lo, hi)))
         self._cumulative = None
 
     def remove(self, name: str) -> None:
@@ -81,6 +104,8 @@ class OpponentPool:
 
     def draw(self, rng: np.random.Generator, size: int) -> np.ndarray:
         """``size`` entry indices drawn by weight (called whenever games end: kept cheap)."""
+        if not self.entries:
+            raise InvalidOptionError("the opponent pool is empty: add an opponent before playing")
         if self._cumulative is None or len(self._cumulative) != len(self.entries):
             cumulative = np.cumsum([e.weight for e in self.entries])
             self._cumulative = cumulative / cumulative[-1]
@@ -97,11 +122,16 @@ class SelfPlayVecEnv(VecEnv):
         num_envs: int,
         opponents: OpponentPool | Sequence[Any] | None = None,
         seed: int | None = None,
+        margin_reward: float = 0.0,
         **options: Any,
     ):
+        if not 0.0 <= margin_reward <= 1.0:
+            raise InvalidOptionError(f"margin_reward must be between 0 and 1, got {margin_reward!r}")
         self.batch = BatchEnv(env_id, num_envs, seed=seed, **options)
         game = self.batch.game
         self.game = game
+        self.margin_reward = float(margin_reward)
+        self.margin_scale = float(game.conserved_total(game.new_state(0)) or 1)
         self.pool = opponents if isinstance(opponents, OpponentPool) else OpponentPool(opponents)
         low, high = game.observation_bounds()
         observation_space = spaces.Box(low, high, (game.observation_size,), np.float32)
@@ -118,6 +148,7 @@ class SelfPlayVecEnv(VecEnv):
         self.rng = np.random.default_rng(root.spawn(1)[0])
         self.seats = np.arange(self.num_envs, dtype=np.int64) % 2
         self.assignment = self.pool.draw(self.rng, self.num_envs)
+        self.opening_left = self._opening_plies(self.assignment)
         self.results_by_seat = {0: [0, 0, 0], 1: [0, 0, 0]}  # wins, draws, losses of the learner
 
     def reset(self) -> np.ndarray:
@@ -162,11 +193,11 @@ class SelfPlayVecEnv(VecEnv):
             else:
                 done[i] = True
                 reward = float(result.rewards[i, seat])
-                rewards[i] = reward
                 terminal_obs[i] = result.final_obs[i, seat].copy()
                 truncated = bool(result.truncated[i])
                 infos[i]["TimeLimit.truncated"] = truncated
                 scores = result.final_scores[i]
+                rewards[i] = self._shaped(reward, scores[seat] - scores[1 - seat]) if not truncated else reward
                 infos[i]["episode_result"] = {
                     "learner_seat": seat,
                     "return": reward,
@@ -179,17 +210,40 @@ class SelfPlayVecEnv(VecEnv):
                     self.results_by_seat[seat][outcome] += 1
         self.seats[ended] = 1 - self.seats[ended]
         self.assignment[ended] = self.pool.draw(self.rng, ended.size)
+        self.opening_left[ended] = self._opening_plies(self.assignment[ended])
+
+    def _shaped(self, result: float, margin: float) -> float:
+        """The terminal reward: the result, shaped by the margin when ``margin_reward`` > 0."""
+        if self.margin_reward == 0.0:
+            return result
+        w = self.margin_reward
+        return float(np.clip((1.0 - w) * result + w * margin / self.margin_scale, -1.0, 1.0))
+
+    def _opening_plies(self, entries: np.ndarray) -> np.ndarray:
+        """Random opening plies for games that start against ``entries`` (drawn from each entry's range)."""
+        ranges = np.array([self.pool.entries[k].opening_plies for k in entries], dtype=np.int64).reshape(-1, 2)
+        if not ranges.any():
+            return np.zeros(len(entries), dtype=np.int64)
+        return self.rng.integers(ranges[:, 0], ranges[:, 1] + 1)
 
     def _play_opponents(self, done, rewards, terminal_obs, infos) -> None:
-        """Opponent moves, batched per opponent, until every game is at the learner's turn."""
+        """Opponent moves, batched per opponent, until every game is at the learner's turn.
+
+        Games still in their random opening plies play a random move whoever is to move."""
         batch = self.batch
         while True:
-            waiting = batch.players != self.seats
+            opening = self.opening_left > 0
+            waiting = (batch.players != self.seats) | opening
             waiting_rows = np.flatnonzero(waiting)
             if waiting_rows.size == 0:
                 return
             actions = np.zeros(self.num_envs, dtype=np.int64)
             random_actions = None
+            if opening.any():
+                random_actions = batch.sample_actions()
+                actions[opening] = random_actions[opening]
+                self.opening_left[opening] -= 1
+                waiting_rows = np.flatnonzero(waiting & ~opening)
             waiting_entries = self.assignment[waiting_rows]
             counts = np.bincount(waiting_entries, minlength=len(self.pool.entries))
             for k in np.flatnonzero(counts):

@@ -28,8 +28,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
 from mancala_envs.agents import make_agent
-from mancala_envs.agents.features import OBSERVATION_TRANSFORMS
-from mancala_envs.agents.frozen_policy import PolicyOpponent
+from mancala_envs.agents.features import features_extractor
+from mancala_envs.agents.frozen_policy import PolicyOpponent, save_policy_evaluation
 from mancala_envs.agents.openings import OpeningSuite, opening_suite
 from mancala_envs.agents.policy import PolicyAgent
 from mancala_envs.agents.progress import Progress
@@ -52,6 +52,8 @@ from .search_bootstrap import SearchBootstrapTrainer
 from .selfplay import OpponentPool, SelfPlayVecEnv
 
 
+ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}  # ppo.activation
+
 # Seed offsets of the suites (added to the config's seed): each kind of evaluation has its own.
 SUITE_LADDER, SUITE_PERIODIC, SUITE_FINAL = 11, 22, 99
 
@@ -73,6 +75,10 @@ class Trainer:
         with atomic_output(path, suffix=".zip") as tmp:  # SB3 adds .zip to a name without it
             model.save(str(tmp))
 
+    def _export_evaluation(self, model) -> None:
+        """The value and policy nets as ``evaluation.npz``: the run then serves as ``eval=RUN_DIR``."""
+        save_policy_evaluation(model.policy, self.game, self.run_dir)
+
     # opponents -------------------------------------------------------------------------------------
     def _snapshot_policy(self, model, name: str) -> PolicyOpponent:
         path = snapshot_file(self.run_dir, name)
@@ -85,9 +91,12 @@ class Trainer:
 
     def _build_pool(self) -> OpponentPool:
         pool = OpponentPool([])
+        plies = tuple(self.config.pool.opening_plies)
         for k, (spec, weight) in enumerate(self.config.pool.baselines.items()):
-            opponent = "random" if spec == "random" else make_agent(spec, seed=self.config.seed + 7 + k)
-            pool.add(opponent, weight, name=spec)
+            if spec == "random":
+                pool.add("random", weight, name=spec)
+            else:  # a (nearly) deterministic agent: its games start from random openings
+                pool.add(make_agent(spec, seed=self.config.seed + 7 + k), weight, name=spec, opening_plies=plies)
         return pool
 
     def _take_snapshot(self, model, env: SelfPlayVecEnv) -> None:
@@ -107,10 +116,10 @@ class Trainer:
             self.echo(f"resumed from {checkpoint} at step {model.num_timesteps}")
             return model
         ppo = dict(self.config.ppo.__dict__)
-        policy_kwargs: dict[str, Any] = {"net_arch": list(ppo.pop("net_arch"))}
-        extractor = OBSERVATION_TRANSFORMS[ppo.pop("observation_transform")]
-        if extractor is not None:
-            policy_kwargs["features_extractor_class"] = extractor
+        del ppo["margin_reward"]  # the env's, not the model's
+        policy_kwargs: dict[str, Any] = {"net_arch": list(ppo.pop("net_arch")),
+                                         "activation_fn": ACTIVATIONS[ppo.pop("activation")]}
+        policy_kwargs.update(features_extractor(ppo.pop("obs_encoding"), ppo.pop("observation_transform")))
         return MaskablePPO("MlpPolicy", env, seed=self.config.seed, device="cpu", verbose=0,
                            policy_kwargs=policy_kwargs, **ppo)
 
@@ -118,7 +127,7 @@ class Trainer:
     def run(self) -> dict[str, Any]:
         cfg = self.config
         env = SelfPlayVecEnv(cfg.env_id, cfg.num_envs, opponents=self._build_pool(), seed=cfg.seed + self.state.steps,
-                             **cfg.options)
+                             margin_reward=cfg.ppo.margin_reward, **cfg.options)
         model = self._model(env)
         for name in self.state.snapshots:
             env.pool.add(self._snapshot_policy(model, name), cfg.pool.snapshot_weight, name=name)
@@ -150,9 +159,11 @@ class Trainer:
                 self._evaluate(model, steps)
             if steps // cfg.checkpoint_every > previous // cfg.checkpoint_every or steps >= cfg.total_timesteps:
                 save_checkpoint(self.run_dir, self.state, lambda path: self._save_model(model, path))
+                self._export_evaluation(model)
         callback.close()
 
         self._save_model(model, self.run_dir / "final_model.zip")
+        self._export_evaluation(model)
         suite = self._suite(cfg.eval.final_openings, SUITE_FINAL)
         self.echo(f"final evaluation over {suite.label()}, against each of {', '.join(cfg.eval.ladder)}")
         learner = PolicyAgent(model, name=LEARNER)
