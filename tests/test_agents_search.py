@@ -360,7 +360,7 @@ def test_optimal_move_rate_on_endgames_of_a_big_board(compiled, monkeypatch):
     monkeypatch.setattr(analysis, "_sample_positions",
                         lambda *a, **k: seen.extend(sample(*a, **k)) or list(seen))
     game = mancala_envs.make_game("kalah-v0")  # 6x4: solvable only near the end
-    perfect = optimal_move_rate(make_agent("solver:key=obs"), game, positions=6, seed=2, key="obs", max_board=12)
+    perfect = optimal_move_rate(make_agent("solver:memory=64M"), game, positions=6, seed=2, max_board=12)
     assert perfect.positions == 6 and perfect.rate == 1.0
     assert all(48 - sum(state.scores()) <= 12 for state in seen)
     assert len({position_key(state) for state in seen}) == len(seen)  # distinct positions
