@@ -50,7 +50,6 @@ Measured per board by ``benchmarks/solve.py``; the README tables the results.
 from __future__ import annotations
 
 import functools
-import os
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -64,7 +63,7 @@ from mancala_envs.core.inline import inline_kernel, unowned
 from mancala_envs.core.jit_helpers import FNV_OFFSET_BASIS, FNV_PRIME, copy_into, past_deadline, splitmix64
 
 from .base import Agent
-from .endgame import NO_VALUE, Endgame, endgame_for
+from .endgame import NO_VALUE, endgame_for
 
 __all__ = ["SolveResult", "SolverAgent", "SolverTable", "solve", "perfect_line"]
 

@@ -90,7 +90,7 @@ def _value_after(state, child) -> int:
 
 def test_start_positions_of_small_boards_equal_brute_force():
     for env_id in ("kalah-irving2000-v0", "kalah-v0"):
-        for pits, seeds in ((1, 1), (1, 2), (2, 1), (2, 2), (3, 1), (2, 3)):
+        for pits, seeds in ((1, 1), (1, 2), (2, 1), (2, 2), (3, 1)):
             game = mancala_envs.make_game(env_id, pits=pits, seeds=seeds)
             start = game.new_state(0)
             result = solve(game, memory="4M")

@@ -50,7 +50,7 @@ def _endgame(game, choice: str, quiet: bool):
             seeds = int(choice)
         except ValueError:
             raise MancalaError(f"--endgame must be auto, none or a number of seeds, got {choice!r}") from None
-    bar = None if quiet else _progress_bar("endgame database")
+    bar = None if quiet else _ProgressBar("endgame database")
     try:
         if seeds is None:
             table = endgame_for(game, progress=bar)
@@ -66,7 +66,7 @@ def _endgame(game, choice: str, quiet: bool):
     return table
 
 
-class _progress_bar:
+class _ProgressBar:
     """A rich progress bar on stderr, fed ``(done, total)``; opened on the first call."""
 
     def __init__(self, label: str):
