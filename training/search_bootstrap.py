@@ -83,7 +83,7 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
         rng = np.random.default_rng(seed)
         state = game.new_state(int(rng.integers(2**31)))
         random_plies = int(rng.integers(settings["random_plies"] + 1))
-        movers, start = [], len(observations)
+        movers = []
         tt.clear()
         while not state.is_terminal() and not state.is_truncated():
             legal = state.legal_actions()
@@ -100,7 +100,6 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
             state.apply(int(rng.choice(legal)) if explore else found.best_action)
         final = state.returns() if state.is_terminal() else [0.0, 0.0]
         results.extend(final[m] for m in movers)
-        assert len(results) == len(observations), start
     if not observations:
         return (np.zeros((0, game.observation_size), np.float32), np.zeros(0), np.zeros(0, np.int64), np.zeros(0))
     return (np.array(observations, np.float32), np.array(values), np.array(moves, np.int64), np.array(results))
