@@ -83,32 +83,19 @@ always completed, so an agent always answers.
 
 Exact solver
 ------------
-``solve(game_or_state)`` searches to the end of the game (the ply cap still applies and,
-if ever reached, the result says ``exact=False``) with a TT that never forgets depth, by
-MTD(f): null-window searches converging on the value, which needs integer scores (every
-game so far); otherwise one full-window search. The value is the final score difference
-first player minus second (``player_0 - player_1``) under perfect play, i.e. both players
-maximising their own margin.
-
-Two things make it fast:
-
-* Every value the solver stores is exact to the end of the game, so a TT entry answers
-  the same position whatever ply it is reached at (the depth is not counted down), which
-  matters with extra turns: lines of different lengths meet in the same position.
-* Score bounds: where a game declares ``scores_only_grow`` (Kalah, Afrika, Progressive
-  Mancala), the final difference from a node lies within ``d`` plus or minus the stones not
-  yet captured (``Game.search_score_total``), and a node whose whole range falls outside
-  the window returns that bound without a search. MTD(f)'s null windows make this cut
-  often.
+The exact solver is ``mancala_envs.agents.solver`` (its own loop: position keys, bucketed
+table, endgame databases). This loop's solver branches (``settings.solver``, score bounds)
+are no longer reached from ``search``; they are left for removal together with the loop's
+next rework (see the speed issue), since each change here costs a recompile of every kernel.
 """
 
 from __future__ import annotations
 
 import functools
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit

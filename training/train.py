@@ -47,7 +47,7 @@ from .evaluation import (
     learner_ratings,
 )
 from .report import build_report, write_report
-from .run_folder import RunState, checkpoint_file, save_checkpoint, snapshot_file, write_state
+from .run_folder import RunState, checkpoint_file, save_checkpoint, snapshot_file
 from .search_bootstrap import SearchBootstrapTrainer
 from .selfplay import OpponentPool, SelfPlayVecEnv
 
