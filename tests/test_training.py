@@ -67,10 +67,10 @@ def test_every_config_file_loads():
         (["eval.ladder=[greedy]"], r"eval.ladder must include 'random'"),
         (["ppo.observation_transform=sqrt"], r"ppo.observation_transform must be one of none, log1p, got 'sqrt'"),
         (["ppo.activation=sigmoid"], r"ppo.activation must be relu or tanh, got 'sigmoid'"),
-        (["ppo.margin_reward=2"], r"ppo.margin_reward must be between 0 and 1, got 2.0"),
+        (["ppo.margin_reward=2"], r"ppo.margin_reward must be from 0 to 1, got 2.0"),
         (["pool.baselines={}"], r"pool.baselines must name at least one agent"),
         (["pool.opening_plies=[3, 1]"], r"pool.opening_plies must be \[lo, hi\]"),
-        (["pool.opening_plies=[0, 0]"], r"pool.baselines greedy play .* give pool.opening_plies"),
+        (["pool.baselines={random: 1.0, greedy: 1.0}", "pool.opening_plies=[0, 0]"], r"pool.baselines greedy play .* give pool.opening_plies"),
         (["total_timesteps"], r"an override must look like key=value"),
     ],
 )

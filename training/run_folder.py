@@ -152,8 +152,10 @@ def resume_run(run_dir: Path, warn: Callable[[str], None] = print) -> tuple[Trai
             raise ConfigError(f"{str(run_dir)!r} has a checkpoint state but no checkpoints/latest.zip")
         return config, RunState()
     problems = []
-    for model, _ in candidates:
+    for (model, _), own_state in zip(candidates, states):
         steps, problem = _model_steps(model)
+        if problem is None and steps is None:  # an intact archive that does not record its step: its own state
+            steps = own_state.steps if own_state is not None else -1
         state = next((s for s in states if s is not None and s.steps == steps), None)
         if problem is None and state is None:
             problem = f"no state file of its step {steps}"
@@ -179,8 +181,9 @@ def _read_state(path: Path) -> RunState | None:
         return None
 
 
-def _model_steps(path: Path) -> tuple[int, str | None]:
-    """``(num_timesteps, None)`` of an SB3 model zip that reads back whole, else ``(-1, what is wrong)``."""
+def _model_steps(path: Path) -> tuple[int | None, str | None]:
+    """``(num_timesteps, None)`` of an SB3 model zip that reads back whole, ``(None, None)`` of an intact
+    ``torch.save`` archive (which does not record the step), else ``(-1, what is wrong)``."""
     if not path.is_file():
         return -1, "missing"
     try:
@@ -188,6 +191,8 @@ def _model_steps(path: Path) -> tuple[int, str | None]:
             damaged = archive.testzip()
             if damaged is not None:
                 return -1, f"its member {damaged} is damaged"
+            if "data" not in archive.namelist() and any(n.endswith("/data.pkl") for n in archive.namelist()):
+                return None, None  # a torch.save archive (the value trainer's): intact, its step is in the state file
             return int(json.loads(archive.read("data"))["num_timesteps"]), None
     except (zipfile.BadZipFile, OSError, KeyError, ValueError, EOFError) as err:
         return -1, f"not a readable model file: {err}"
