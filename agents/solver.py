@@ -648,46 +648,40 @@ def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: bo
         if progress is not None:
             progress(Progress(stage, depth, lower, upper, g, runner.nodes_now(), time.perf_counter() - start))
 
+    def converge(window_settings, guess, lower, upper, stage, depth):
+        """Null-window searches around ``guess`` until ``lower == upper`` (MTD(f)): (guess, lower, upper,
+        best move of the last fail-high, stopped, searches)."""
+        best, stopped, searches = -1, False, 0
+        while lower < upper:
+            beta = max(guess, lower + 1)
+            v, a, stopped = runner.run(root, root_key, window_settings._replace(alpha=beta - 1, beta=beta), key_indices)
+            searches += 1
+            if stopped:
+                break
+            guess = v
+            if v < beta:
+                upper = v
+            else:
+                lower = v
+                best = a  # a fail-high's move reaches at least v
+            report(stage, depth, lower, upper, guess)
+        return guess, lower, upper, best, stopped, searches
+
     if deepening:
         # depth-limited null-window searches (leaves valued by the score difference): a guess
         for depth in range(2, 64, 2):
             if time.perf_counter() - start > 0.02 * (settings.deadline - start if settings.deadline else 30.0):
                 break
-            lower, upper = -INF, INF
-            while lower < upper:
-                beta = max(guess, lower + 1)
-                v, _, stopped = runner.run(root, root_key, settings._replace(alpha=beta - 1, beta=beta, depth=depth),
-                                           key_indices)
-                if stopped:
-                    break
-                guess = v
-                if v < beta:
-                    upper = v
-                else:
-                    lower = v
-            report("deepening", depth, -INF, INF, guess)
+            guess, _, _, _, _, _ = converge(settings._replace(depth=depth), guess, -INF, INF, "deepening", depth)
     lower, upper = -INF, INF
     if settings.score_total >= 0:  # the whole range the value can lie in
         scores = state.scores()
         now = scores[state.current_player] - scores[1 - state.current_player]
         rest = settings.score_total - sum(scores)
         lower, upper = now - rest, now + rest
-    guess = min(max(guess, lower), upper)
-    best = -1
-    stopped = False
-    while lower < upper:
-        beta = max(guess, lower + 1)
-        v, a, stopped = runner.run(root, root_key, settings._replace(alpha=beta - 1, beta=beta), key_indices)
-        iterations += 1
-        if stopped:
-            break
-        guess = v
-        if v < beta:
-            upper = v
-        else:
-            lower = v
-            best = a  # a fail-high's move reaches at least v
-        report("exact", 0, lower, upper, guess)
+    guess, lower, upper, best, stopped, searches = converge(settings, min(max(guess, lower), upper), lower, upper,
+                                                            "exact", 0)
+    iterations += searches
     if not stopped and (best < 0 or lower != upper):
         # the last fail-low leaves no move that keeps the value: one window around it finds one
         v, best, stopped = runner.run(root, root_key, settings._replace(alpha=lower - 1, beta=lower + 1), key_indices)
