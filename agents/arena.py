@@ -13,6 +13,10 @@
 * ``workers`` processes (``None``: every core, capped by the number of games) play the
   games; the parent forks them (Linux), so the agents, the game and numba's compiled code
   are inherited, not pickled. ``workers=1`` plays in this process.
+* ``backend="ray"`` plays the games on a Ray cluster instead (``address``: the cluster, default
+  a local Ray started on demand; ``mancala_envs.agents.ray_backend``), split by opening pairs,
+  with the same results as the local processes for the same seed. The default ``"local"``
+  never imports Ray.
 * A game reaching the id's ``max_plies`` is truncated: neither win, draw nor loss.
 
 Returns a ``PairedResult`` (``mancala_envs.agents.paired_results``): the score with a
@@ -36,6 +40,8 @@ from .openings import DEFAULT_OPENINGS, OpeningSuite, opening_suite
 from .paired_results import DRAW, LOSS, TRUNCATED, WIN, PairedResult
 from .specs import make_agent
 
+BACKENDS = ("local", "ray")
+
 
 def play_game(game, agents: tuple[Agent, Agent], seed: int | None,
               start: State | None = None) -> tuple[list[float], list[int], list[int], bool]:
@@ -58,8 +64,8 @@ def agent_seeds(suite: OpeningSuite) -> np.ndarray:
 _JOB: dict = {}
 
 
-def _play_indexed(g: int) -> tuple[int, list[float], list, list[int], bool]:
-    job = _JOB
+def play_indexed(job: dict, g: int) -> tuple[int, list[float], list, list[int], bool]:
+    """Game ``g`` of a match (``job``: its suite, agents and reset seeds); ``(g, returns, scores, actions, truncated)``."""
     suite, a, b = job["suite"], job["a"], job["b"]
     seat_a = g % 2
     a.reset(seed=int(job["agent_seeds"][g, 0]))
@@ -67,6 +73,10 @@ def _play_indexed(g: int) -> tuple[int, list[float], list, list[int], bool]:
     seated = (a, b) if seat_a == 0 else (b, a)
     rets, scores, actions, truncated = play_game(suite.game, seated, None, start=suite.start(g // 2))
     return g, rets, scores, actions, truncated
+
+
+def _play_indexed(g: int) -> tuple[int, list[float], list, list[int], bool]:
+    return play_indexed(_JOB, g)
 
 
 def default_workers() -> int:
@@ -82,6 +92,8 @@ def play_match(
     seed: int = 0,
     workers: int | None = 1,
     progress: Callable[[int], None] | None = None,
+    backend: str = "local",
+    address: str | None = None,
     **options,
 ) -> PairedResult:
     """Agent A against agent B over an opening suite, each opening from both seats (module docstring).
@@ -89,25 +101,39 @@ def play_match(
     An agent is an ``Agent``, any object with ``act(state) -> action``, or a spec (``specs.make_agent``).
 
     ``progress(n)`` is called after each finished game with the number finished so far.
+    ``backend``: ``"local"`` (processes of this machine) or ``"ray"`` (``address``: the cluster).
     """
+    check_backend(backend)
     game = game_of(env, **options)
     agent_a, agent_b = make_agent(agent_a, seed=seed), make_agent(agent_b, seed=seed + 1)
     suite = openings if isinstance(openings, OpeningSuite) else opening_suite(game, openings, plies, seed)
     if suite.game != game:
         raise ValueError(f"the opening suite is of {suite.env_id} {suite.options}, not of this game ({game!r})")
     games = 2 * len(suite)
-    workers = default_workers() if workers is None else int(workers)
-    if workers < 1:
+    if workers is None:
+        workers = 0 if backend == "ray" else default_workers()  # ray: 0 stands for every CPU of the cluster
+    workers = int(workers)
+    if workers < 1 and not (backend == "ray" and workers == 0):
         raise ValueError(f"workers must be at least 1, got {workers}")
     for agent in (agent_a, agent_b):
         agent.warmup(game)  # compile in this process, so forked workers inherit the code
     job = {"suite": suite, "a": agent_a, "b": agent_b, "agent_seeds": agent_seeds(suite)}
-    outcomes = _play_all(job, games, min(workers, games), progress)
+    outcomes = _play_all(job, games, min(workers, games), progress, backend, address)
     return _paired_result(suite, agent_a.name, agent_b.name, outcomes)
 
 
-def _play_all(job: dict, games: int, workers: int, progress: Callable[[int], None] | None) -> list:
-    """Every game of ``job``, in this process or in ``workers`` forked ones, in game order."""
+def check_backend(backend: str) -> None:
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+
+
+def _play_all(job: dict, games: int, workers: int, progress: Callable[[int], None] | None,
+              backend: str = "local", address: str | None = None) -> list:
+    """Every game of ``job``, in this process or in ``workers`` forked ones (or on Ray), in game order."""
+    if backend == "ray":
+        from .ray_backend import play_all_on_ray  # imports ray: only when asked for
+
+        return play_all_on_ray(job, games, play_indexed, workers or None, progress, address)
     outcomes: list = [None] * games
     _JOB.clear()
     _JOB.update(job)
@@ -123,6 +149,8 @@ def _play_all(job: dict, games: int, workers: int, progress: Callable[[int], Non
                     outcomes[out[0]] = out
                     if progress:
                         progress(done)
+                pool.close()  # let the workers exit on their own: a SIGTERM trips handlers a driver
+                pool.join()   # may have installed (Ray's prints a stack)
     finally:
         _JOB.clear()
     return outcomes

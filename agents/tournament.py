@@ -191,11 +191,14 @@ def round_robin(
     workers: int | None = None,
     bootstrap_samples: int = 200,
     progress: bool = False,
+    backend: str = "local",
+    address: str | None = None,
     **options,
 ) -> TournamentResult:
     """Every pair of ``specs`` plays the same opening suite of ``env``; returns ratings and tables.
 
     ``specs`` are agent specs or agent objects (anything ``make_agent`` takes), of distinct names.
+    ``backend``/``address``: where the games are played (``play_match``: local processes or Ray).
     """
     if len(specs) < 2:
         raise ValueError(f"a tournament needs at least 2 agents, got {len(specs)}: {specs}")
@@ -213,7 +216,7 @@ def round_robin(
         for k, (i, j) in enumerate(pairs):
             label = f"{names[i]} vs {names[j]}"
             matches.append(play_match(game, agents[i], agents[j], suite, workers=workers,
-                                      progress=lambda done, base=k * games_per_pair, label=label:
+                                      backend=backend, address=address, progress=lambda done, base=k * games_per_pair, label=label:
                                       bar.update(base + done, label)))
     ratings = bootstrap(matches, names, samples=bootstrap_samples, seed=seed)
     rows = [_agent_row(name, k, ratings, matches) for k, name in enumerate(names)]

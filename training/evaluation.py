@@ -50,17 +50,20 @@ LEARNER = "learner"  # the learner's name in the rows' ratings
 
 
 def evaluate(game: Game, learner, specs: list[str], suite: OpeningSuite, step: int,
-             pool: list[str] = (), progress: Progress | None = None) -> tuple[list[dict[str, Any]], list[PairedResult]]:
+             pool: list[str] = (), progress: Progress | None = None, backend: str = "local",
+             address: str | None = None) -> tuple[list[dict[str, Any]], list[PairedResult]]:
     """The learner against every ladder agent over ``suite``: one row per opponent, and the matches.
 
     ``pool``: the specs the learner trained against, marked in the rows. ``progress`` counts the games.
+    ``backend``/``address``: where the games are played (``play_match``: local processes or Ray).
     """
     rows, matches = [], []
     for k, spec in enumerate(specs):  # a spec, or an agent object (make_agent takes both)
         opponent = make_agent(spec, seed=suite.seed + k)
         base = progress.done if progress else 0
         tick = (lambda done: progress.update(base + done, f"against {opponent.name}")) if progress else None
-        result = play_match(game, learner, opponent, suite, workers=None, progress=tick)
+        result = play_match(game, learner, opponent, suite, workers=None, progress=tick, backend=backend,
+                            address=address)
         matches.append(result)
         rows.append(evaluation_row(result, opponent.name, step, opponent.name in pool))
     return rows, matches
@@ -79,10 +82,11 @@ def evaluation_row(result: PairedResult, opponent: str, step: int, in_training_p
     }
 
 
-def ladder_results(game: Game, specs: list[str], suite: OpeningSuite) -> list[PairedResult]:
+def ladder_results(game: Game, specs: list[str], suite: OpeningSuite, backend: str = "local",
+                   address: str | None = None) -> list[PairedResult]:
     """Every pair of ladder agents over ``suite``: the fixed part of the rating table."""
     return [play_match(game, make_agent(a, seed=suite.seed + i), make_agent(b, seed=suite.seed + j), suite,
-                       workers=None)
+                       workers=None, backend=backend, address=address)
             for i, a in enumerate(specs) for j, b in enumerate(specs) if i < j]
 
 
@@ -142,7 +146,8 @@ def game_of_model(model: str | Path, run_dir: Path | None, env_id: str | None,
 def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Callable[[Game], OpeningSuite],
                          ladder_openings: int, env_id: str | None = None, game_options: list[str] | None = None,
                          out_dir: Path | None = None, echo: Callable[[str], None] = print,
-                         progress: bool = False) -> SavedModelEvaluation:
+                         progress: bool = False, backend: str = "local",
+                         address: str | None = None) -> SavedModelEvaluation:
     """A model file or run folder against the ``against`` agents (``random`` always among them).
 
     ``suite_for(game)`` gives the opening suite (each opening played from both seats against
@@ -152,6 +157,7 @@ def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Calla
     ``out_dir``, by default the run folder or the model's folder. When the model comes from a
     run folder, opponents that were among its ``pool.baselines`` are marked as trained against.
     ``progress`` shows the games played (``mancala_envs.agents.progress``) on stderr.
+    ``backend``/``address``: where the games are played (local processes or Ray).
     """
     model_path = resolve_model_path(model)
     run_dir = run_folder_of(Path(model))
@@ -164,8 +170,9 @@ def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Calla
     pool = list(read_saved_config(run_dir).get("pool", {}).get("baselines", {})) if run_dir else []
     echo(f"evaluating {model_path} on {env_id} over {suite.label()} against each of {', '.join(specs)}")
     with Progress(len(specs) * 2 * len(suite), "games", "evaluation", enabled=progress) as bar:
-        rows, matches = evaluate(game, learner, specs, suite, step=0, pool=pool, progress=bar)
-    ladder = ladder_results(game, specs, suite.head(ladder_openings)) if ladder_openings else []
+        rows, matches = evaluate(game, learner, specs, suite, step=0, pool=pool, progress=bar, backend=backend,
+                                 address=address)
+    ladder = ladder_results(game, specs, suite.head(ladder_openings), backend, address) if ladder_openings else []
     ratings = learner_ratings(ladder, matches, intervals=True).as_dict()
 
     out_dir = out_dir or run_dir or model_path.parent

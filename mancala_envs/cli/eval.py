@@ -23,7 +23,7 @@ from mancala_envs.training.config import ConfigError
 from mancala_envs.training.evaluation import evaluate_saved_model
 from mancala_envs.training.report import results_table
 
-from .suite_options import add_suite_arguments, suite_from_args
+from .suite_options import add_backend_arguments, add_suite_arguments, check_backend_args, suite_from_args
 from .train import require_train_extra
 
 
@@ -36,6 +36,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="seed of the suite and the agents (default 0)")
     parser.add_argument("--ladder-openings", type=int, default=10,
                         help="openings per pair of opponents for their ratings (default 10; 0: none)")
+    add_backend_arguments(parser)
     parser.add_argument("--out", metavar="DIR", help="where to write the CSV and JSON (default: beside the model)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar or lines on stderr")
     parser.add_argument("--json", action="store_true",
@@ -46,6 +47,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     require_train_extra("mancala eval")
+    check_backend_args(args)
     if args.ladder_openings < 0:
         raise ConfigError(f"--ladder-openings must be >= 0, got {args.ladder_openings}")
     # key=value words anywhere on the line: the mancala command collects them in args.options
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     result = evaluate_saved_model(args.model, args.against, lambda game: suite_from_args(game, args),
                                   args.ladder_openings, env_id=args.env, game_options=list(args.options),
                                   out_dir=Path(args.out) if args.out else None, echo=echo,
-                                  progress=not args.no_progress)
+                                  progress=not args.no_progress, backend=args.backend, address=args.address)
     if args.json:
         for row, match in zip(result.rows, result.matches):
             if row["opponent"] in args.against:

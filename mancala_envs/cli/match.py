@@ -15,7 +15,7 @@ from mancala_envs.agents import make_agent, play_match
 from mancala_envs.agents.progress import Progress
 from mancala_envs.registry import make_game_from_args
 
-from .suite_options import add_suite_arguments, suite_from_args
+from .suite_options import add_backend_arguments, add_suite_arguments, check_backend_args, suite_from_args
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -26,6 +26,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     add_suite_arguments(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the suite and the agents (default 0)")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1; 0: every core)")
+    add_backend_arguments(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar or lines on stderr")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
@@ -33,12 +34,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_backend_args(args)
     game = make_game_from_args(args.env_id, args.options)
     suite = suite_from_args(game, args)
     agent_a = make_agent(args.agent_a, seed=args.seed)
     agent_b = make_agent(args.agent_b, seed=args.seed + 1)
     with Progress(2 * len(suite), "games", "match", enabled=not args.no_progress) as bar:
         result = play_match(game, agent_a, agent_b, suite, workers=args.workers or None,
+                            backend=args.backend, address=args.address,
                             progress=lambda done: bar.update(done, f"{agent_a.name} vs {agent_b.name}"))
     if args.json:
         print(json.dumps(result.report(), indent=2))

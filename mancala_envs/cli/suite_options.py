@@ -9,6 +9,13 @@
                          OpeningSuite.to_json) instead of drawing one
     --games G            the same as --openings G/2 (kept for the old habit); with
                          --openings 0, G games from the initial position
+
+and where the games are played (``add_backend_arguments``):
+
+    --backend local|ray  local processes (default), or a Ray cluster (the ray extra;
+                         mancala_envs.agents.ray_backend), with the same results for a seed
+    --address ADDR       the Ray cluster: "auto" (the one `ray start --head` began here), an
+                         address, or ray://HOST:10001; default: a local Ray started on demand
 """
 
 from __future__ import annotations
@@ -17,8 +24,10 @@ import argparse
 import json
 from pathlib import Path
 
+from mancala_envs.agents.arena import BACKENDS
 from mancala_envs.agents.openings import DEFAULT_OPENINGS, OpeningSuite, initial_suite, opening_suite
 from mancala_envs.core.errors import MancalaError
+from mancala_envs.core.extras import require_extra
 from mancala_envs.core.game import Game
 
 
@@ -79,3 +88,19 @@ def _load_suite(game: Game, path: str) -> OpeningSuite:
         raise MancalaError(f"{path!r} is a suite of {suite.env_id} {suite.options}, not of {game.env_id} "
                            f"with these options")
     return suite
+
+
+def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", choices=BACKENDS, default="local",
+                        help="where the games are played: local processes (default) or a Ray cluster")
+    parser.add_argument("--address", default=None, metavar="ADDR",
+                        help="Ray cluster address for --backend ray: auto, HOST:PORT or ray://HOST:10001 "
+                             "(default: a local Ray started on demand)")
+
+
+def check_backend_args(args: argparse.Namespace) -> None:
+    """``--address`` only with ``--backend ray``, and the ray extra installed for it."""
+    if args.address and args.backend != "ray":
+        raise MancalaError(f"--address {args.address} names a Ray cluster: give --backend ray with it")
+    if args.backend == "ray":
+        require_extra("ray", "ray", "--backend ray")

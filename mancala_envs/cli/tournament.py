@@ -1,7 +1,8 @@
 """``mancala tournament``: a round robin between agents, with Elo ratings.
 
     mancala tournament ID --agents SPEC SPEC ... [key=value ...] [--openings N] [--opening-plies LO-HI]
-                       [--seed S] [--workers W] [--out DIR] [--bootstrap B] [--no-plot] [--json]
+                       [--seed S] [--workers W] [--backend local|ray] [--address ADDR] [--out DIR]
+                       [--bootstrap B] [--no-plot] [--json]
         every pair plays the same opening suite, each opening from both seats; prints the
         ratings table (or the JSON with --json) and writes DIR/tournament-ID.csv, .json and .png
 """
@@ -16,7 +17,7 @@ from mancala_envs.agents.tournament import json_default, round_robin
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.registry import make_game_from_args
 
-from .suite_options import add_suite_arguments, suite_from_args
+from .suite_options import add_backend_arguments, add_suite_arguments, check_backend_args, suite_from_args
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -27,6 +28,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     add_suite_arguments(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the suite and the agents (default 0)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    add_backend_arguments(p)
     p.add_argument("--out", default="tournaments", help="directory for the CSV, JSON and plot (default tournaments/)")
     p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for the Elo intervals (default 200)")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")
@@ -49,11 +51,13 @@ def run(args: argparse.Namespace) -> int:
         make_agent(spec)  # fail before playing anything
         if spec.split(":")[0] == "human":
             raise MancalaError("a tournament cannot seat the human agent")
+    check_backend_args(args)
     if args.workers is not None and args.workers < 1:
         raise MancalaError(f"--workers must be at least 1, got {args.workers}")
     game = make_game_from_args(args.env_id, pairs)
     result = round_robin(game, specs, suite_from_args(game, args), seed=args.seed, workers=args.workers,
-                         bootstrap_samples=args.bootstrap, progress=not args.no_progress)
+                         bootstrap_samples=args.bootstrap, progress=not args.no_progress, backend=args.backend,
+                         address=args.address)
     paths = result.write(args.out, plot=not args.no_plot)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, default=json_default))

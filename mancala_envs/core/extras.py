@@ -11,6 +11,7 @@ extra       what needs it
 ``render``  pictures: ``render_mode="rgb_array"``/``"human"``, ``mancala play --window``,
             ``mancala replay --gif`` (pygame, pillow)
 ``docs``    the documentation site (MkDocs Material, mkdocstrings)
+``ray``     ``--backend ray`` (games on a Ray cluster) and ``algo: rllib_ppo`` (RLlib)
 ==========  =============================================================================
 
 ``require_extra("yaml", "train", "reading training configs")`` returns the module, or raises
