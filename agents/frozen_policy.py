@@ -158,6 +158,22 @@ def save_policy_evaluation(policy: Any, game: Game, path: str | Path) -> Path | 
                            list(zip(actor.weights, actor.biases)), source="ppo")
 
 
+def save_mlp_evaluation(actor: tuple[Any, Any], value: tuple[Any, Any], game: Game, encoding: str,
+                        path: str | Path, source: str) -> Path | None:
+    """Write torch MLPs as ``evaluation.npz``: ``actor`` and ``value`` are (hidden ``Sequential`` of
+    Linear/activation pairs, output ``Linear``) on the ``encoding`` of the mover's observation.
+
+    Any trainer's network of that shape (RLlib's default PPO module, for one) then plays as
+    ``policy:RUN_DIR`` and serves as ``eval=RUN_DIR``. None when the layers are not of that shape.
+    """
+    actor_stack, value_stack = _dense_stack(*actor), _dense_stack(*value)
+    if actor_stack is None or value_stack is None:
+        return None
+    activation = actor_stack.activation if len(actor_stack.weights) > 1 else value_stack.activation
+    return save_evaluation(path, game, encoding, activation, list(zip(value_stack.weights, value_stack.biases)),
+                           list(zip(actor_stack.weights, actor_stack.biases)), source=source)
+
+
 def _dense_stack(hidden: Any, head: Any) -> DenseStack | None:
     """``hidden`` (a Sequential of Linear, activation pairs, one kind of activation) then the
     ``head`` Linear; None for anything else."""

@@ -22,6 +22,9 @@ unless the Ray backend is asked for.
   goes back to the queue, a new actor takes the lost one's place, and the chunk is played
   again elsewhere. Results are stored by game index and a game already stored is never
   stored again, so a chunk that is played twice is counted once.
+* **Your own agents** travel with cloudpickle: a class defined in a script or notebook goes by
+  value; one from a module goes by name, so that module must be importable on every machine
+  of the cluster (installed, or shipped with ``ray.init(runtime_env={"py_modules": [...]})``).
 * **Progress** is the same callback as on the local backend: ``progress(done)`` with the
   number of games finished, after every chunk.
 """
@@ -30,11 +33,11 @@ from __future__ import annotations
 
 import math
 import os
-import pickle
 from collections import deque
 from typing import Any, Callable
 
 import ray
+from ray import cloudpickle
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, WorkerCrashedError
 
 from mancala_envs.core.errors import MancalaError
@@ -83,7 +86,7 @@ class MatchWorker:
     def play(self, job_id: int, job_box: list, openings: list[int]) -> list:
         """Both games of each opening index in ``openings``: ``[play(job, g) for each game g]``."""
         if job_id != self.job_id:
-            self.play_one, self.job = pickle.loads(ray.get(job_box[0]))
+            self.play_one, self.job = cloudpickle.loads(ray.get(job_box[0]))
             for agent in (self.job["a"], self.job["b"]):
                 agent.warmup(self.job["suite"].game)
             self.job_id = job_id
@@ -123,10 +126,10 @@ def play_all_on_ray(job: dict, games: int, play: Callable[[dict, int], tuple], w
     global _job_counter
     connect(address)
     try:
-        blob = pickle.dumps((play, job))
+        blob = cloudpickle.dumps((play, job))
     except Exception as err:  # noqa: BLE001 - pickle raises many kinds for an unpicklable agent
-        raise RayBackendError(f"the Ray backend ships the agents to its workers, and one cannot be pickled: "
-                              f"{err}; use the local backend for it") from None
+        raise RayBackendError(f"the Ray backend ships the agents to its workers, and one cannot be pickled "
+                              f"(cloudpickle): {err}; use the local backend for it") from None
     _job_counter += 1
     job_id, job_box = _job_counter, [ray.put(blob)]  # boxed: workers fetch it once, not on every call
     pool = _workers(min(workers or cluster_cpus(), math.ceil(games / 2)))

@@ -103,7 +103,19 @@ class ValueConfig:
     eval_depth: int = 4  # depth of the search agent evaluated (alphabeta:depth=eval_depth,eval=RUN_DIR)
 
 
-ALGORITHMS = ("ppo", "search-bootstrap")
+@dataclass
+class RLlibConfig:
+    """RLlib's PPO (``algo: rllib_ppo``, ``mancala_envs.training.rllib_trainer``); the ``ppo`` section's
+    hyper-parameters and network apply, ``ppo.batch_size`` is the minibatch."""
+
+    num_env_runners: int = 0  # sampling processes (actors, spread over the cluster); 0: sample in the driver
+    num_envs_per_env_runner: int = 8  # games each env runner plays side by side
+    num_learners: int = 0  # learner processes (0: learn in the driver)
+    train_batch_size: int = 2048  # env steps sampled per training iteration
+
+
+ALGORITHMS = ("ppo", "search-bootstrap", "rllib_ppo")
+BACKENDS = ("local", "ray")  # where evaluations play their games (mancala_envs.agents.arena)
 
 
 @dataclass
@@ -119,17 +131,26 @@ class TrainConfig:
     checkpoint_every: int = 20000  # learner steps between checkpoints
     runs_dir: str = "runs"  # where run folders are created
     name: str = ""  # run folder name prefix (default: the env id)
-    algo: str = "ppo"  # "ppo" (MaskablePPO self-play) or "search-bootstrap" (a learned evaluation; the value section)
+    # "ppo" (MaskablePPO self-play), "search-bootstrap" (a learned evaluation; the value section),
+    # "rllib_ppo" (RLlib's PPO; the ppo and rllib sections)
+    algo: str = "ppo"
+    backend: str = "local"  # where evaluations play: "local" processes or "ray" (the cluster at ray_address)
+    ray_address: str = ""  # the Ray cluster of backend ray and rllib_ppo: "auto", HOST:PORT; "": a local Ray
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     value: ValueConfig = field(default_factory=ValueConfig)
+    rllib: RLlibConfig = field(default_factory=RLlibConfig)
 
     def validate(self) -> None:
         """Semantic checks the types cannot express."""
         make_game(self.env_id, **self.options)  # unknown id / option: the registry's message
         if self.algo not in ALGORITHMS:
             raise ConfigError(f"algo must be one of {', '.join(ALGORITHMS)}, got {self.algo!r}")
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.backend == "ray" or self.algo == "rllib_ppo":
+            require_extra("ray", "ray", f"{'algo: rllib_ppo' if self.algo == 'rllib_ppo' else 'backend: ray'}")
         check_bounds(self)
         self._validate_value()
         plies = self.eval.opening_plies
@@ -137,8 +158,10 @@ class TrainConfig:
             raise ConfigError(f"eval.opening_plies must be [] or [lo, hi] with 0 <= lo <= hi, got {plies}")
         if not self.ppo.net_arch:
             raise ConfigError("ppo.net_arch must list at least one layer size, got []")
+        if self.algo == "rllib_ppo":
+            self._validate_rllib()
         rollout = self.num_envs * self.ppo.n_steps
-        if rollout % self.ppo.batch_size:
+        if self.algo != "rllib_ppo" and rollout % self.ppo.batch_size:
             raise ConfigError(
                 f"ppo.batch_size={self.ppo.batch_size} must divide the rollout of num_envs * ppo.n_steps = "
                 f"{self.num_envs} * {self.ppo.n_steps} = {rollout} transitions (SB3 would train on a partial "
@@ -170,6 +193,15 @@ class TrainConfig:
             raise ConfigError(f"value.encoding must be one of {', '.join(ENCODINGS)}, got {v.encoding!r}")
         if v.activation not in ("relu", "tanh"):
             raise ConfigError(f"value.activation must be relu or tanh, got {v.activation!r}")
+
+    def _validate_rllib(self) -> None:
+        """What RLlib's PPO takes from the ppo section."""
+        if self.rllib.train_batch_size < self.ppo.batch_size:
+            raise ConfigError(f"rllib.train_batch_size ({self.rllib.train_batch_size}) must be at least the "
+                              f"minibatch ppo.batch_size ({self.ppo.batch_size})")
+        if self.ppo.observation_transform != "none" or self.ppo.margin_reward:
+            raise ConfigError("algo rllib_ppo reads the network input from ppo.obs_encoding and rewards +1/-1/0: "
+                              "leave ppo.observation_transform none and ppo.margin_reward 0")
 
     def _validate_ppo_inputs(self) -> None:
         """The network's input, activation and reward shaping (``ppo``)."""
@@ -262,6 +294,10 @@ NUMBER_BOUNDS: dict[str, Bounds] = {
     "value.workers": AT_LEAST_1,
     "value.eval_every": AT_LEAST_1,
     "value.eval_depth": AT_LEAST_1,
+    "rllib.num_env_runners": AT_LEAST_0,
+    "rllib.num_envs_per_env_runner": AT_LEAST_1,
+    "rllib.num_learners": AT_LEAST_0,
+    "rllib.train_batch_size": AT_LEAST_1,
 }
 
 

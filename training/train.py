@@ -137,7 +137,8 @@ class Trainer:
         if not self.state.ladder and cfg.eval.ladder_openings > 0:
             suite = self._suite(cfg.eval.ladder_openings, SUITE_LADDER)
             self.echo(f"rating the ladder: {', '.join(cfg.eval.ladder)} over {suite.label()}")
-            self.state.ladder = ladder_to_json(ladder_results(self.game, cfg.eval.ladder, suite))
+            self.state.ladder = ladder_to_json(ladder_results(self.game, cfg.eval.ladder, suite, cfg.backend,
+                                                              cfg.ray_address or None))
 
         steps = int(model.num_timesteps)
         callback = ProgressCallback(cfg.total_timesteps, steps)
@@ -167,7 +168,8 @@ class Trainer:
         suite = self._suite(cfg.eval.final_openings, SUITE_FINAL)
         self.echo(f"final evaluation over {suite.label()}, against each of {', '.join(cfg.eval.ladder)}")
         learner = PolicyAgent(model, name=LEARNER)
-        final_rows, matches = evaluate(self.game, learner, cfg.eval.ladder, suite, steps, list(cfg.pool.baselines))
+        final_rows, matches = evaluate(self.game, learner, cfg.eval.ladder, suite, steps, list(cfg.pool.baselines),
+                                       backend=cfg.backend, address=cfg.ray_address or None)
         ratings = learner_ratings(self._ladder(), matches, intervals=True)
         report = build_report(cfg, self.state, final_rows, ratings, suite, self.run_dir)
         write_report(report, self.run_dir)
@@ -189,7 +191,8 @@ class Trainer:
             self._periodic_suite = self._suite(cfg.openings, SUITE_PERIODIC)
         learner = PolicyAgent(model, name=LEARNER)
         rows, matches = evaluate(self.game, learner, cfg.ladder, self._periodic_suite, steps,
-                                 list(self.config.pool.baselines))
+                                 list(self.config.pool.baselines), backend=self.config.backend,
+                                 address=self.config.ray_address or None)
         elo = float(learner_ratings(self._ladder(), matches).as_dict()[LEARNER]["elo"])
         for row in rows:
             row["learner_elo"] = elo
@@ -255,7 +258,12 @@ class ProgressCallback(BaseCallback):
 
 
 def make_trainer(config: TrainConfig, run_dir: Path, state: RunState, echo: Callable[[str], None] = print):
-    """The trainer of ``config.algo``: ``Trainer`` (PPO) or the value trainer (``search_bootstrap``)."""
+    """The trainer of ``config.algo``: ``Trainer`` (PPO), the value trainer (``search_bootstrap``) or
+    RLlib's PPO (``rllib_trainer``, imported only then: it needs the ray extra)."""
     if config.algo == "search-bootstrap":
         return SearchBootstrapTrainer(config, run_dir, state, echo)
+    if config.algo == "rllib_ppo":
+        from .rllib_trainer import RLlibTrainer  # imports ray and RLlib
+
+        return RLlibTrainer(config, run_dir, state, echo)
     return Trainer(config, run_dir, state, echo)
