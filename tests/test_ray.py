@@ -202,3 +202,10 @@ def test_rllib_training_checkpoints_resumes_and_plays_as_policy(ray_address, tmp
     policy = make_agent(f"policy:{run}")  # the one loader: evaluation.npz
     result = play_match("kalah-v0", policy, "random", 2, workers=1)
     assert result.counts()[0] == 4
+
+
+def test_rllib_example_runs(ray_address):
+    out = subprocess.run([sys.executable, "examples/rllib_selfplay.py", "--iterations", "1", "--batch", "64",
+                          "--address", ray_address], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "iteration 1/1" in out.stdout and "nan" not in out.stdout
