@@ -23,6 +23,7 @@ from mancala_envs.agents import make_agent, play_match  # noqa: E402
 from mancala_envs.agents.openings import opening_suite  # noqa: E402
 from mancala_envs.agents.ray_backend import chunks  # noqa: E402
 from mancala_envs.agents.tournament import json_default, round_robin  # noqa: E402
+from mancala_envs.core.errors import IllegalActionError  # noqa: E402
 from mancala_envs.registry import make_game  # noqa: E402
 from mancala_envs.wrappers.rllib import AGENTS, MancalaMultiAgentEnv  # noqa: E402
 
@@ -146,13 +147,21 @@ def test_rllib_env_gives_masks_and_observations_where_rllib_reads_them():
         if terminated["__all__"] or truncated["__all__"]:
             break
     assert sorted(rewards) == list(AGENTS) and sum(rewards.values()) == 0
-    obs, _ = env.reset(seed=3)
-    (agent, o), = obs.items()
-    while o["action_mask"].all():  # play on until some action is illegal
-        obs = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})[0]
-        (agent, o), = obs.items()
-    with pytest.raises(Exception, match="not legal"):
-        env.step({agent: int(np.flatnonzero(o["action_mask"] == 0)[0])})
+    agent, illegal = an_illegal_action(env, rng)
+    _, rewards, terminated, _, infos = env.step({agent: illegal})  # RLlib's env check steps unmasked actions
+    assert terminated["__all__"] and rewards[agent] == -1.0 and "not legal" in infos[agent]["illegal_reason"]
+    strict = MancalaMultiAgentEnv({"env_id": "kalah-v0", "illegal_action": "raise"})
+    agent, illegal = an_illegal_action(strict, rng)
+    with pytest.raises(IllegalActionError, match="not legal"):
+        strict.step({agent: illegal})
+
+
+def an_illegal_action(env: MancalaMultiAgentEnv, rng) -> tuple[str, int]:
+    """Play random legal moves from a reset until the mover has an illegal action; (mover, that action)."""
+    (agent, o), = env.reset(seed=3)[0].items()
+    while o["action_mask"].all():
+        (agent, o), = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})[0].items()
+    return agent, int(np.flatnonzero(o["action_mask"] == 0)[0])
 
 
 def test_rllib_env_seats_a_pool_opponent():

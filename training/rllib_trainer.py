@@ -38,7 +38,9 @@ This module imports Ray, RLlib and torch at its top (the ``ray`` extra).
 
 from __future__ import annotations
 
+import functools
 import json
+import numbers
 import tempfile
 import time
 import zipfile
@@ -68,6 +70,8 @@ from .report import build_report, write_report
 from .run_folder import RunState, checkpoint_file, save_checkpoint, snapshot_file
 
 MODULE = "learner"  # the one module both seats map to
+SAMPLE_TIMEOUT = 900.0  # seconds an env runner may take for one iteration's sample
+EMPTY_ITERATIONS = 3  # iterations in a row that sample nothing (env runners lost) before giving up
 SUITE_LADDER, SUITE_PERIODIC, SUITE_FINAL = 11, 22, 99  # as the SB3 trainer's suites: same config, same suites
 
 # RLlib result entries written to TensorBoard (path in the result dict -> tag)
@@ -115,7 +119,10 @@ class RLlibTrainer:
             .environment(MancalaMultiAgentEnv, env_config=env_config)
             .multi_agent(policies={MODULE}, policy_mapping_fn=_map_to_learner)
             .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE: module}))
-            .env_runners(num_env_runners=rl.num_env_runners, num_envs_per_env_runner=rl.num_envs_per_env_runner)
+            # a new env runner compiles the numba kernels first: on a busy machine its first sample
+            # outlasts RLlib's default 60 s, and RLlib would drop it
+            .env_runners(num_env_runners=rl.num_env_runners, num_envs_per_env_runner=rl.num_envs_per_env_runner,
+                         sample_timeout_s=SAMPLE_TIMEOUT)
             .learners(num_learners=rl.num_learners)
             .training(train_batch_size_per_learner=rl.train_batch_size, minibatch_size=ppo.batch_size,
                       num_epochs=ppo.n_epochs, lr=ppo.learning_rate, gamma=ppo.gamma, lambda_=ppo.gae_lambda,
@@ -159,9 +166,8 @@ class RLlibTrainer:
 
     # -- opponents --------------------------------------------------------------------------------
     def _add_to_pool(self, algo, name: str) -> None:
-        agent = LearnedPolicyAgent(snapshot_file(self.run_dir, name).with_suffix(".npz"))
-        agent.name = name
-        self._on_envs(algo, lambda env: env.add_opponent(name, agent, self.config.pool.snapshot_weight))
+        data = snapshot_file(self.run_dir, name).with_suffix(".npz").read_bytes()  # the file may be on no runner's disk
+        self._on_envs(algo, functools.partial(_seat_snapshot, name, data, self.config.pool.snapshot_weight))
 
     def _take_snapshot(self, algo, steps: int) -> None:
         name = f"snapshot-{steps}"
@@ -202,10 +208,20 @@ class RLlibTrainer:
         progress = Progress(cfg.total_timesteps, "steps", "training")
         progress.update(steps)
         started, spent_before = time.perf_counter(), self.state.seconds
+        empty = 0
         try:
             while steps < cfg.total_timesteps:
                 result = algo.train()
-                previous, steps = steps, steps + int(_find(result, ("env_runners", "num_env_steps_sampled")) or 0)
+                sampled = _find(result, ("env_runners", "num_env_steps_sampled"))
+                if not (isinstance(sampled, numbers.Real) and np.isfinite(sampled) and sampled > 0):
+                    empty += 1  # RLlib restarts a lost env runner; a few empty iterations are its recovery
+                    if empty >= EMPTY_ITERATIONS:
+                        raise RuntimeError(f"RLlib sampled nothing in {empty} iterations in a row: the env runners "
+                                           "fail (their errors are in the Ray worker logs, "
+                                           "/tmp/ray/session_latest/logs on each machine)")
+                    continue
+                empty = 0
+                previous, steps = steps, steps + int(sampled)
                 self.state.steps = steps
                 self.state.seconds = spent_before + time.perf_counter() - started
                 progress.update(steps)
@@ -228,10 +244,10 @@ class RLlibTrainer:
     def _log(self, writer: SummaryWriter, result: dict, steps: int) -> None:
         for path, tag in SCALARS.items():
             value = _find(result, path)
-            if isinstance(value, (int, float)) and np.isfinite(value):
+            if isinstance(value, numbers.Real) and np.isfinite(value):
                 writer.add_scalar(tag, float(value), steps)
         mean, episodes = _find(result, ("env_runners", "episode_return_mean")), _find(result, ("env_runners", "num_episodes"))
-        if isinstance(mean, (int, float)) and np.isfinite(mean) and episodes:
+        if isinstance(mean, numbers.Real) and np.isfinite(mean) and episodes:
             self.state.curve.append([float(steps), float(mean), float(episodes)])
 
     def _suite(self, openings: int, purpose: int) -> OpeningSuite:
@@ -274,6 +290,18 @@ class RLlibTrainer:
                               self.run_dir)
         write_report(report, self.run_dir)
         return report
+
+
+def _seat_snapshot(name: str, data: bytes, weight: float, env: MancalaMultiAgentEnv) -> None:
+    """Seat the snapshot whose ``evaluation.npz`` bytes are ``data`` in ``env``'s pool (on an env runner).
+
+    The agent is built where it plays: arrays shipped inside an agent would arrive read-only."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / EVAL_FILE
+        path.write_bytes(data)
+        agent = LearnedPolicyAgent(path)
+    agent.name = name
+    env.add_opponent(name, agent, weight)
 
 
 def _find(result: dict, path: tuple[str, ...]) -> Any:

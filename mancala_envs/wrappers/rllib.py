@@ -17,6 +17,10 @@ RLlib 2.60's action-masking module (``ActionMaskingTorchRLModule``, new API stac
   encoding in ``evaluation.npz`` makes an exported network playable by ``policy:RUN_DIR``.
 * Rewards +1/-1/0 per player at the end of the game (0 before); reaching the id's
   ``max_plies`` truncates the episode (``truncateds["__all__"]``) with no reward.
+* ``illegal_action``: ``"terminate"`` (default, as ``MancalaGymEnv``; RLlib's env check
+  steps unmasked random actions) ends the episode with -1 for the mover and says why in its
+  info (``illegal_action``, ``illegal_reason``); ``"raise"`` raises ``IllegalActionError``.
+  A masking module never chooses one.
 * **Opponents.** By default both seats are agents of the episode (map both to one module for
   shared-policy self-play). ``opponents`` (``[(agent or spec, weight), ...]``, with
   ``self_play_weight`` for the self-play share) seats a fixed opponent in one seat for a
@@ -27,7 +31,7 @@ RLlib 2.60's action-masking module (``ActionMaskingTorchRLModule``, new API stac
   opponents do not replay one game. ``add_opponent`` / ``remove_opponent`` change the pool
   while training (e.g. a frozen snapshot of the learner).
 * ``env_config`` keys: ``env_id``, ``options`` (game options), ``encoding``, ``opponents``,
-  ``self_play_weight``, ``opening_plies``, ``seed``.
+  ``self_play_weight``, ``opening_plies``, ``illegal_action``, ``seed``.
 """
 
 from __future__ import annotations
@@ -39,13 +43,14 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from mancala_envs.core.encodings import ENCODINGS, encode, encoding_spec
-from mancala_envs.core.errors import InvalidOptionError
+from mancala_envs.core.errors import IllegalActionError, InvalidOptionError
 from mancala_envs.core.game import State
-from mancala_envs.gym import resolve_opponent
+from mancala_envs.gym import ILLEGAL_ACTION_MODES, resolve_opponent
 from mancala_envs.registry import game_of
 
 AGENTS = ("player_0", "player_1")
-CONFIG_KEYS = ("env_id", "options", "encoding", "opponents", "self_play_weight", "opening_plies", "seed")
+CONFIG_KEYS = ("env_id", "options", "encoding", "opponents", "self_play_weight", "opening_plies", "illegal_action",
+               "seed")
 
 
 class MancalaMultiAgentEnv(MultiAgentEnv):
@@ -70,6 +75,9 @@ class MancalaMultiAgentEnv(MultiAgentEnv):
         space = spaces.Dict({"observations": inputs, "action_mask": mask})
         self.observation_spaces = {agent: space for agent in AGENTS}
         self.action_spaces = {agent: spaces.Discrete(self.game.num_actions) for agent in AGENTS}
+        self.illegal_action = config.get("illegal_action", "terminate")
+        if self.illegal_action not in ILLEGAL_ACTION_MODES:
+            raise InvalidOptionError(f"illegal_action={self.illegal_action!r}: use one of {', '.join(ILLEGAL_ACTION_MODES)}")
         self.self_play_weight = float(config.get("self_play_weight", 1.0))
         self.opening_plies = tuple(config.get("opening_plies", (0, 0)))
         self.pool: dict[str, tuple[Any, float]] = {}
@@ -124,8 +132,13 @@ class MancalaMultiAgentEnv(MultiAgentEnv):
             raise InvalidOptionError(f"it is {mover}'s turn; got actions for {sorted(action_dict)}")
         action = int(action_dict[mover])
         if not self.state.is_legal(action):
-            raise InvalidOptionError(f"{mover} chose action {action}, which is not legal; legal actions: "
-                                     f"{self.state.legal_actions()} (the action mask says which)")
+            reason = (f"{mover} chose action {action}, which is not legal; legal actions: "
+                      f"{self.state.legal_actions()} (the action mask says which)")
+            if self.illegal_action == "raise":
+                raise IllegalActionError(reason)
+            rewards = {agent: -1.0 if agent == mover else 0.0 for agent in self.agents}
+            info = {mover: {"illegal_action": action, "illegal_reason": reason}}
+            return {}, rewards, {"__all__": True}, {"__all__": False}, info
         self.state.apply(action)
         self._play_opponent()
         rewards = {agent: 0.0 for agent in self.agents}
