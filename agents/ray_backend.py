@@ -10,7 +10,8 @@ unless the Ray backend is asked for.
   on this machine; ``"ray://host:10001"``: a remote one through Ray Client); ``None`` uses the
   Ray already initialised in this process, else starts a local one on demand.
 * **Who plays.** One ``MatchWorker`` actor per worker (``workers``, default: every CPU of the
-  cluster), each a process that lives as long as the driver. It unpickles a match's agents
+  cluster that is free, e.g. not held by RLlib's env runners), each a process that lives as
+  long as the driver. It unpickles a match's agents
   once, warms them (numba compiles each kernel once per process) and plays chunks of opening
   pairs. The actors are kept for later matches, so a tournament compiles once per worker, not
   once per pair or game.
@@ -50,6 +51,7 @@ LOST_WORKER_ERRORS = (RayActorError, ActorDiedError, ActorUnavailableError, Work
 
 # The workers of this driver, reused by every later match (their numba code stays compiled).
 _WORKERS: list = []
+_SESSION: dict = {}  # the Ray job (driver connection) the workers belong to
 
 
 class RayBackendError(MancalaError):
@@ -93,8 +95,21 @@ class MatchWorker:
         return [self.play_one(self.job, g) for i in openings for g in (2 * i, 2 * i + 1)]
 
 
+def _free_cpus() -> int:
+    """CPUs our workers hold or could take now (others may be held by RLlib's env runners, say)."""
+    return len(_WORKERS) + int(ray.available_resources().get("CPU", 0))
+
+
+def _forget_old_workers() -> None:
+    """After ``ray.shutdown()`` and a new ``ray.init()`` the old handles are gone: start afresh."""
+    job = ray.get_runtime_context().get_job_id()
+    if _SESSION.get("job") != job:
+        _WORKERS.clear()
+        _SESSION["job"] = job
+
+
 def _workers(count: int) -> list:
-    """``count`` live workers (started on first use, kept for later matches)."""
+    """``count`` live workers (started on first use, kept for later matches of this Ray session)."""
     while len(_WORKERS) < count:
         _WORKERS.append(MatchWorker.remote())
     return _WORKERS[:count]
@@ -132,7 +147,8 @@ def play_all_on_ray(job: dict, games: int, play: Callable[[dict, int], tuple], w
                               f"(cloudpickle): {err}; use the local backend for it") from None
     _job_counter += 1
     job_id, job_box = _job_counter, [ray.put(blob)]  # boxed: workers fetch it once, not on every call
-    pool = _workers(min(workers or cluster_cpus(), math.ceil(games / 2)))
+    _forget_old_workers()
+    pool = _workers(max(1, min(workers or cluster_cpus(), _free_cpus(), math.ceil(games / 2))))
     queue = deque(chunks(games // 2, len(pool)))
     outcomes: list = [None] * games
     done = 0
