@@ -27,7 +27,8 @@ new API stack:
   zip, with the step in a ``data`` member, so ``run_folder``'s atomic writes, previous
   checkpoint and ``--resume`` work unchanged; ``tb/`` holds TensorBoard scalars (RLlib's
   episode returns and losses, ``eval/*``); ``evals.csv``, ``report.md`` and
-  ``report.json`` as for SB3 runs.
+  ``report.json`` as for SB3 runs. The learning curve is the learner's mean return per
+  episode: +1/-1 against pool opponents, 0 for a self-play episode (both seats its own).
 * **Playing the result.** After every checkpoint and at the end, the module's actor and
   critic are exported to ``evaluation.npz`` (``mancala_envs.agents.learned_eval``): the one
   loader behind ``policy:RUN_DIR`` (and ``eval=RUN_DIR``) then plays it, and the evaluations
@@ -76,7 +77,7 @@ SUITE_LADDER, SUITE_PERIODIC, SUITE_FINAL = 11, 22, 99  # as the SB3 trainer's s
 
 # RLlib result entries written to TensorBoard (path in the result dict -> tag)
 SCALARS = {
-    ("env_runners", "episode_return_mean"): "rollout/ep_rew_mean",
+    ("env_runners", "module_episode_returns_mean", MODULE): "rollout/ep_rew_mean",
     ("env_runners", "episode_len_mean"): "rollout/ep_len_mean",
     ("env_runners", "num_episodes"): "rollout/episodes",
     ("learners", MODULE, "policy_loss"): "train/policy_loss",
@@ -246,7 +247,9 @@ class RLlibTrainer:
             value = _find(result, path)
             if isinstance(value, numbers.Real) and np.isfinite(value):
                 writer.add_scalar(tag, float(value), steps)
-        mean, episodes = _find(result, ("env_runners", "episode_return_mean")), _find(result, ("env_runners", "num_episodes"))
+        # the learner's return per episode: +1/-1 against a pool opponent, 0 in self-play (both seats its own)
+        mean = _find(result, ("env_runners", "module_episode_returns_mean", MODULE))
+        episodes = _find(result, ("env_runners", "num_episodes"))
         if isinstance(mean, numbers.Real) and np.isfinite(mean) and episodes:
             self.state.curve.append([float(steps), float(mean), float(episodes)])
 
