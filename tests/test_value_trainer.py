@@ -31,7 +31,7 @@ def command(*args: str) -> list[str]:
 def test_the_main_job_trains_a_value_function():
     config = load_config(QUICK)
     assert config.algo == "search-bootstrap"
-    with pytest.raises(ConfigError, match="algo must be one of ppo, search-bootstrap, got 'td'"):
+    with pytest.raises(ConfigError, match="algo must be one of ppo, search-bootstrap, rllib_ppo, got 'td'"):
         load_config(QUICK, ["algo=td"])
     with pytest.raises(ConfigError, match="value.encoding must be one of counts, scaled, onehot, thermometer"):
         load_config(QUICK, ["value.encoding=bits"])
