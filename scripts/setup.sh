@@ -3,8 +3,9 @@
 #   bash scripts/setup.sh            # all extras: train, test, bench, render, docs, examples, ray
 #   bash scripts/setup.sh train      # what the main job needs
 #   bash scripts/setup.sh render     # pictures, mancala play --window, replay --gif
-# torch is pinned to 2.13.0 through constraints.txt: any other version (asked for by
-# stable-baselines3 or anything else) would pull gigabytes of CUDA wheels.
+# constraints.txt pins torch to 2.13.0 (any other version, asked for by stable-baselines3 or
+# anything else, would pull gigabytes of CUDA wheels) and gymnasium to 1.2.2 (what ray[rllib]
+# pins), so every set of extras runs on the version set the test suite runs on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-train,test,bench,render,docs,examples,ray}"
