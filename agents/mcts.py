@@ -36,12 +36,12 @@ simulations run at about 500 k simulations/s on one core (``benchmarks/run.py``,
 
 Learned evaluation (``mcts_search(..., evaluation=...)``, ``mcts:sims=800,eval=RUN_DIR``):
 step 3 values the new node by the evaluation's value head (``mancala_envs.agents.learned_eval``,
-the node's mover's observation, clipped to [-1, 1]) instead of a rollout. If the file also
-has a policy head, selection is PUCT: every node keeps the softmax of the policy's logits
-over its legal moves (``SearchTree.prior``), and the descent takes the move maximising
-``Q + c * P * sqrt(N) / (1 + n)`` (an unexpanded move counts ``Q = 0``), expanding it when it
-has no child yet. The weights are arrays in ``SimulationScratch``: no recompilation per
-weight set, no Python call per node.
+the node's mover's observation, plus the score blend where the file has one, clipped to
+[-1, 1]) instead of a rollout. If the file also has a policy head, selection is PUCT: every
+node keeps the softmax of the policy's logits over its legal moves (``SearchTree.prior``),
+and the descent takes the move maximising ``Q + c * P * sqrt(N) / (1 + n)`` (an unexpanded
+move counts ``Q = 0``), expanding it when it has no child yet. The weights are arrays in
+``SimulationScratch``: no recompilation per weight set, no Python call per node.
 
 Budgets: ``sims`` simulations, or ``time`` seconds (the clock is read every 64
 simulations, the tree is sized by ``max_nodes``), or both (whichever ends first).
@@ -64,7 +64,7 @@ from mancala_envs.core.inline import inline_kernel, unowned
 from mancala_envs.core.jit_helpers import copy_into, past_deadline, random_below, random_legal_action
 
 from .base import Agent
-from .learned_eval import EvalNet, LearnedEval, load_evaluation, net_policy, net_value
+from .learned_eval import EvalNet, LearnedEval, blended_value, load_evaluation, net_policy
 
 __all__ = ["MCTSAgent", "MCTSResult", "mcts_search"]
 
@@ -272,7 +272,8 @@ def _build_mcts(kernel):
         else:
             net = scratch.evaluation
             observe(position, params, player, net.obs)
-            value = min(max(net_value(net, net.obs), -1.0), 1.0)
+            scores(position, params, result)
+            value = blended_value(net, net.obs, result[player] - result[1 - player])
             result[player] = value
             result[1 - player] = -value
 

@@ -91,6 +91,7 @@ class ValueConfig:
     epsilon: float = 0.05  # chance of a random move after the opening (the position is still labelled)
     outcome_weight: float = 0.25  # share of the game's result in the value target (the rest: the search value)
     margin_scale: float = 6.0  # before any evaluation exists, search values are tanh(score difference / this)
+    score_blend: bool = False  # the evaluation is tanh(score difference / margin_scale) + the network (a correction)
     encoding: str = "onehot"  # network input (mancala_envs.core.encodings.ENCODINGS)
     hidden: list[int] = field(default_factory=lambda: [64])  # hidden layers of the value and policy networks
     activation: str = "relu"  # hidden activation: relu or tanh

@@ -15,7 +15,11 @@ then fits the networks on the positions collected so far:
 3. **Targets.** ``(1 - outcome_weight) * search + outcome_weight * result``: the search
    value on the [-1, 1] scale (with no evaluation yet, ``tanh(score difference /
    value.margin_scale)``; a proven end of the game, its result), mixed with the game's
-   final result for the player to move.
+   final result for the player to move. With ``value.score_blend`` the evaluation is
+   ``tanh(score difference / value.margin_scale)`` plus the value network (the file's
+   ``score_scale``, ``mancala_envs.agents.learned_eval``), so the network is fitted to the
+   target minus that term: it learns a correction of the score difference, and the search
+   starts out as plain alpha-beta on the score difference instead of on an untrained net.
 4. **Fitting.** Two MLPs on the encoded mover's observation (``value.encoding``,
    ``mancala_envs.core.encodings``): the value head (mean squared error) and the policy
    head (cross-entropy with the search's move), Adam, over a replay buffer of the last
@@ -46,7 +50,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
-from mancala_envs.agents.learned_eval import LearnedEval, LearnedPolicyAgent, load_evaluation, save_evaluation
+from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, save_evaluation,
+                                               score_difference)
 from mancala_envs.agents.openings import OpeningSuite, opening_suite
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
 from mancala_envs.core.encodings import encode, encoding_spec
@@ -75,10 +80,11 @@ def _scaled(value: float, margin_scale: float, learned: bool) -> float:
 
 
 def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], settings: dict[str, Any]):
-    """Self-play games, one per seed: (observations, search values, search moves, results), one row per position."""
+    """Self-play games, one per seed: (observations, search values, search moves, results, the movers'
+    score differences), one row per position."""
     net = evaluation.net() if evaluation is not None else None
     tt = TranspositionTable(16)
-    observations, values, moves, results = [], [], [], []
+    observations, values, moves, results, differences = [], [], [], [], []
     for seed in seeds:
         rng = np.random.default_rng(seed)
         state = game.new_state(int(rng.integers(2**31)))
@@ -93,6 +99,7 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
             mover = state.current_player
             found = search(state, settings["depth"], tt=tt, rng=rng, evaluation=net)
             observations.append(state.observation(mover))
+            differences.append(score_difference(state))
             values.append(_scaled(found.value, settings["margin_scale"], net is not None))
             moves.append(found.best_action)
             movers.append(mover)
@@ -101,8 +108,10 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
         final = state.returns() if state.is_terminal() else [0.0, 0.0]
         results.extend(final[m] for m in movers)
     if not observations:
-        return (np.zeros((0, game.observation_size), np.float32), np.zeros(0), np.zeros(0, np.int64), np.zeros(0))
-    return (np.array(observations, np.float32), np.array(values), np.array(moves, np.int64), np.array(results))
+        return (np.zeros((0, game.observation_size), np.float32), np.zeros(0), np.zeros(0, np.int64), np.zeros(0),
+                np.zeros(0))
+    return (np.array(observations, np.float32), np.array(values), np.array(moves, np.int64), np.array(results),
+            np.array(differences))
 
 
 _WORKER: dict[str, Any] = {}
@@ -152,6 +161,7 @@ class SearchBootstrapTrainer:
         self.buffer: list[tuple[np.ndarray, ...]] = []
         self._periodic_suite: OpeningSuite | None = None
         self.learned = False  # the evaluation has been fitted at least once
+        self.score_scale = 1.0 / self.cfg.margin_scale if self.cfg.score_blend else 0.0
 
     # files -----------------------------------------------------------------------------------------
     def _save_checkpoint(self) -> None:
@@ -174,7 +184,8 @@ class SearchBootstrapTrainer:
 
     def _save_evaluation(self) -> LearnedEval:
         path = save_evaluation(self.run_dir, self.game, self.cfg.encoding, self.cfg.activation,
-                               _layers(self.value_net), _layers(self.policy_net), source="search-bootstrap")
+                               _layers(self.value_net), _layers(self.policy_net), source="search-bootstrap",
+                               score_scale=self.score_scale)
         return load_evaluation(path, self.game)
 
     # the loop --------------------------------------------------------------------------------------
@@ -236,7 +247,9 @@ class SearchBootstrapTrainer:
         search_values = np.concatenate([b[1] for b in self.buffer])
         moves = np.concatenate([b[2] for b in self.buffer])
         results = np.concatenate([b[3] for b in self.buffer])
+        differences = np.concatenate([b[4] for b in self.buffer])
         target = (1.0 - cfg.outcome_weight) * search_values + cfg.outcome_weight * results
+        target = target - np.tanh(self.score_scale * differences)  # the network's share (0 without a blend)
         x = torch.from_numpy(encode(self.spec, obs))
         y = torch.from_numpy(target.astype(np.float32))
         a = torch.from_numpy(moves)
