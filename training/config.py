@@ -321,6 +321,10 @@ def _check_value(value: Any, hint: Any, where: str) -> Any:
         return {_check_value(k, key_type, where): _check_value(v, value_type, f"{where}[{k!r}]") for k, v in value.items()}
     if hint is Any:
         return value
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where} must be true or false, got {value!r}")
+        return value
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(f"{where} must be a number, got {value!r}")
