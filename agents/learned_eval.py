@@ -21,10 +21,11 @@ key                                       value
 ``policy_bias_{i}``                       PUCT priors by MCTS and played by ``policy:RUN_DIR``
 ``source``                                who wrote it (``"ppo"``, ``"search-bootstrap"``, ...)
 ``score_scale``                           optional float, default 0: with ``s > 0`` the value of a
-                                          position is ``tanh(s * d)`` plus the network's output,
-                                          ``d`` the score difference for the player to move
-                                          (``scores()[me] - scores()[other]``): the network learns
-                                          a correction of the game's own evaluation
+                                          position is ``tanh(s * h)`` plus the network's output,
+                                          ``h`` the game's own evaluation for the player to move
+                                          (``own_evaluation``: ``Game.search_heuristic`` where the
+                                          game has one, else the score difference): the network
+                                          learns a correction of plain alpha-beta's evaluation
 ========================================  ==========================================================
 
 ``save_evaluation`` writes one, ``load_evaluation`` reads and checks it (clear errors for a
@@ -35,13 +36,14 @@ evaluation as an argument (no recompilation, no Python call per node). ``net_val
 ``net_policy`` are the jitted forward passes; ``LearnedEval.value`` and ``.policy_logits``
 are the numpy ones on batches (the reference the tests compare the jitted pass with).
 
-With ``score_scale`` (the *score blend*) a search that knows nothing yet plays exactly as
-plain alpha-beta (``tanh`` keeps the order of the score differences), so what the network
-learns can only add to it; without it (0, files written by PPO) the network alone values
-a position and has to learn the score difference from its inputs, which the encodings give
-it coarsely where scores run high (Afrika's 128 stones: one-hot levels stop at 15).
-``blended_value(net, obs, difference)`` is the jitted blended value, ``LearnedEval.value``
-with ``differences=`` the numpy one.
+With ``score_scale`` (the *score blend*) a search with an untrained network plays exactly
+as plain alpha-beta (``tanh`` keeps the order of the values), so what the network learns
+adds to the game's own evaluation; without it (0, files written by PPO) the network alone
+values a position. Measured on Afrika (20 openings, both seats): alpha-beta depth 4 on the
+captured difference alone scores 5% against plain depth 4 on Afrika's heuristic (which adds
+the row difference), and a network alone sees scores up to 128 only through one-hot levels
+that stop at 15. ``blended_value(net, obs, h)`` is the jitted blended value,
+``LearnedEval.value`` with ``own=`` the numpy one.
 
 ``LearnedPolicyAgent`` plays the file's policy head greedily, with no search: the bare
 network of a run trained by ``mancala_envs.training.search_bootstrap``.
@@ -67,7 +69,7 @@ from mancala_envs.registry import make_game
 from .base import Agent
 
 __all__ = ["EVAL_FILE", "EVAL_FORMAT", "EvalFileError", "EvalNet", "LearnedEval", "LearnedPolicyAgent",
-           "blended_value", "load_evaluation", "net_policy", "net_value", "save_evaluation", "score_difference"]
+           "blended_value", "load_evaluation", "net_policy", "net_value", "own_evaluation", "save_evaluation"]
 
 EVAL_FORMAT = "mancala-eval-1"
 EVAL_FILE = "evaluation.npz"
@@ -262,7 +264,7 @@ class EvalNet(NamedTuple):
     scale: float
     levels: int
     relu: bool  # hidden activation: True relu, False tanh
-    score_scale: float  # > 0: the value is tanh(score_scale * score difference) + the network's output
+    score_scale: float  # > 0: the value is tanh(score_scale * the game's own evaluation) + the network's output
     value_shapes: np.ndarray  # int64[L, 4]   per layer: inputs, outputs, weight offset, bias offset
     value_weights: np.ndarray  # float32[*]   every value layer's (in, out) weights, row-major, one after another
     value_biases: np.ndarray  # float32[*]
@@ -339,15 +341,15 @@ class LearnedEval:
                 x = np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
         return x
 
-    def value(self, observations: np.ndarray, differences: np.ndarray | None = None) -> np.ndarray:
+    def value(self, observations: np.ndarray, own: np.ndarray | None = None) -> np.ndarray:
         """The value head (unclipped) of a batch of mover's observations (n, O): shape (n,).
 
-        With ``differences`` (the movers' score differences, (n,)), the blended value the
-        search uses (``tanh(score_scale * d)`` added; still unclipped).
+        With ``own`` (the game's own evaluations of the positions, ``own_evaluation``, (n,)),
+        the blended value the search uses (``tanh(score_scale * h)`` added; still unclipped).
         """
         out = self._forward(self.value_layers, observations)[:, 0]
-        if differences is not None and self.score_scale > 0:
-            out = out + np.tanh(self.score_scale * np.asarray(differences, np.float64))
+        if own is not None and self.score_scale > 0:
+            out = out + np.tanh(self.score_scale * np.asarray(own, np.float64))
         return out
 
     def policy_logits(self, observations: np.ndarray) -> np.ndarray:
@@ -412,20 +414,23 @@ def net_policy(net, obs, logits):
 
 
 @njit(cache=True)
-def blended_value(net, obs, difference):
+def blended_value(net, obs, own):
     """The search's value of a position: the value head on ``obs`` plus, with a score blend,
-    ``tanh(score_scale * difference)`` (``difference``: the mover's score difference), clipped
+    ``tanh(score_scale * own)`` (``own``: the game's own evaluation for the mover), clipped
     to [-1, 1]."""
     value = net_value(net, obs)
     if net.score_scale > 0.0:
-        value += np.tanh(net.score_scale * difference)
+        value += np.tanh(net.score_scale * own)
     return min(max(value, -1.0), 1.0)
 
 
-def score_difference(state: State) -> float:
-    """The score difference of ``state`` for its player to move (what the score blend reads)."""
+def own_evaluation(state: State) -> float:
+    """Plain alpha-beta's leaf value of ``state`` for its player to move (what the score blend
+    reads): ``Game.search_heuristic`` where the game has one, else the score difference."""
+    game, me = state.game, state.current_player
+    if game.search_heuristic is not None:
+        return float(game.search_heuristic(state.array, game.params, me))
     scores = state.scores()
-    me = state.current_player
     return float(scores[me] - scores[1 - me])
 
 

@@ -16,10 +16,11 @@ then fits the networks on the positions collected so far:
    value on the [-1, 1] scale (with no evaluation yet, ``tanh(score difference /
    value.margin_scale)``; a proven end of the game, its result), mixed with the game's
    final result for the player to move. With ``value.score_blend`` the evaluation is
-   ``tanh(score difference / value.margin_scale)`` plus the value network (the file's
+   ``tanh(h / value.margin_scale)`` plus the value network, ``h`` plain alpha-beta's leaf
+   value (the game's search heuristic, else the score difference; the file's
    ``score_scale``, ``mancala_envs.agents.learned_eval``), so the network is fitted to the
-   target minus that term: it learns a correction of the score difference, and the search
-   starts out as plain alpha-beta on the score difference instead of on an untrained net.
+   target minus that term: it learns a correction of the game's own evaluation, and the
+   search starts out as plain alpha-beta instead of as a search on an untrained network.
 4. **Fitting.** Two MLPs on the encoded mover's observation (``value.encoding``,
    ``mancala_envs.core.encodings``): the value head (mean squared error) and the policy
    head (cross-entropy with the search's move), Adam, over a replay buffer of the last
@@ -51,7 +52,7 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
 from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, save_evaluation,
-                                               score_difference)
+                                               own_evaluation)
 from mancala_envs.agents.openings import OpeningSuite, opening_suite
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
 from mancala_envs.core.encodings import encode, encoding_spec
@@ -80,11 +81,11 @@ def _scaled(value: float, margin_scale: float, learned: bool) -> float:
 
 
 def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], settings: dict[str, Any]):
-    """Self-play games, one per seed: (observations, search values, search moves, results, the movers'
-    score differences), one row per position."""
+    """Self-play games, one per seed: (observations, search values, search moves, results, the game's
+    own evaluations for the movers: ``learned_eval.own_evaluation``), one row per position."""
     net = evaluation.net() if evaluation is not None else None
     tt = TranspositionTable(16)
-    observations, values, moves, results, differences = [], [], [], [], []
+    observations, values, moves, results, own = [], [], [], [], []
     for seed in seeds:
         rng = np.random.default_rng(seed)
         state = game.new_state(int(rng.integers(2**31)))
@@ -99,7 +100,7 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
             mover = state.current_player
             found = search(state, settings["depth"], tt=tt, rng=rng, evaluation=net)
             observations.append(state.observation(mover))
-            differences.append(score_difference(state))
+            own.append(own_evaluation(state))
             values.append(_scaled(found.value, settings["margin_scale"], net is not None))
             moves.append(found.best_action)
             movers.append(mover)
@@ -111,7 +112,7 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
         return (np.zeros((0, game.observation_size), np.float32), np.zeros(0), np.zeros(0, np.int64), np.zeros(0),
                 np.zeros(0))
     return (np.array(observations, np.float32), np.array(values), np.array(moves, np.int64), np.array(results),
-            np.array(differences))
+            np.array(own))
 
 
 _WORKER: dict[str, Any] = {}
@@ -247,9 +248,9 @@ class SearchBootstrapTrainer:
         search_values = np.concatenate([b[1] for b in self.buffer])
         moves = np.concatenate([b[2] for b in self.buffer])
         results = np.concatenate([b[3] for b in self.buffer])
-        differences = np.concatenate([b[4] for b in self.buffer])
+        own = np.concatenate([b[4] for b in self.buffer])
         target = (1.0 - cfg.outcome_weight) * search_values + cfg.outcome_weight * results
-        target = target - np.tanh(self.score_scale * differences)  # the network's share (0 without a blend)
+        target = target - np.tanh(self.score_scale * own)  # the network's share (0 without a blend)
         x = torch.from_numpy(encode(self.spec, obs))
         y = torch.from_numpy(target.astype(np.float32))
         a = torch.from_numpy(moves)
