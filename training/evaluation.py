@@ -144,22 +144,23 @@ def game_of_model(model: str | Path, run_dir: Path | None, env_id: str | None,
 
 
 def _saved_learner(model: str | Path, run_dir: Path | None, bare: bool):
-    """(the agent a saved model plays, the file it plays from): a PPO model's policy, or a
-    value-trainer run's search agent (its bare policy network with ``bare``)."""
+    """(the agent a saved model plays, the file it plays from, its name for the output): a PPO
+    model's policy, or a value-trainer run's search agent (its bare policy network with ``bare``)."""
     saved = read_saved_config(run_dir) if run_dir is not None else {}
     if saved.get("algo") == "search-bootstrap":
         if bare:
-            learner = LearnedPolicyAgent(run_dir, seed=0)
+            learner, label = LearnedPolicyAgent(run_dir, seed=0), f"policy:{run_dir}"
         else:
             depth = int((saved.get("value") or {}).get("eval_depth", 4))
             learner = AlphaBetaAgent(seed=0, depth=depth, eval=run_dir)
+            label = f"alphabeta:depth={depth},eval={run_dir}"
         learner.name = LEARNER
-        return learner, run_dir / EVAL_FILE
+        return learner, run_dir / EVAL_FILE, label
     if bare:
         raise ConfigError(f"--bare plays the policy network of a value-trainer run (algo: search-bootstrap); "
                           f"{str(model)!r} is a PPO model, whose agent is already its bare policy")
     model_path = resolve_model_path(model)
-    return PolicyAgent(model_path, name=LEARNER), model_path
+    return PolicyAgent(model_path, name=LEARNER), model_path, str(model_path)
 
 
 def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Callable[[Game], OpeningSuite],
@@ -178,7 +179,7 @@ def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Calla
     value-trainer run plays its search agent, or its bare network with ``bare`` (module docstring).
     """
     run_dir = run_folder_of(Path(model))
-    learner, model_path = _saved_learner(model, run_dir, bare)
+    learner, model_path, label = _saved_learner(model, run_dir, bare)
     env_id, options = game_of_model(model, run_dir, env_id, game_options or [])
     game = make_game(env_id, **options)
     if isinstance(learner, PolicyAgent):
@@ -187,8 +188,10 @@ def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Calla
         learner.evaluation.check_game(game)
     suite = suite_for(game)
     specs = list(dict.fromkeys(["random", *against]))  # random anchors the ratings
-    pool = list(read_saved_config(run_dir).get("pool", {}).get("baselines", {})) if run_dir else []
-    echo(f"evaluating {model_path} on {env_id} over {suite.label()} against each of {', '.join(specs)}")
+    saved = read_saved_config(run_dir) if run_dir else {}
+    # a value-trainer run plays no training opponents (its pool section is unused)
+    pool = [] if saved.get("algo") == "search-bootstrap" else list(saved.get("pool", {}).get("baselines", {}))
+    echo(f"evaluating {label} on {env_id} over {suite.label()} against each of {', '.join(specs)}")
     with Progress(len(specs) * 2 * len(suite), "games", "evaluation", enabled=progress) as bar:
         rows, matches = evaluate(game, learner, specs, suite, step=0, pool=pool, progress=bar)
     ladder = ladder_results(game, specs, suite.head(ladder_openings)) if ladder_openings else []
