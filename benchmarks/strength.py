@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/strength.py --setting main --run RUN_DIR   # measure an existing run folder
     .venv/bin/python benchmarks/strength.py --setting main --openings 100 --out FILE
     .venv/bin/python benchmarks/strength.py --setting default --run RUN_DIR --solved 200   # + optimal-move rates
+    .venv/bin/python benchmarks/strength.py --setting families --env afrika-v0 --run RUN_DIR  # one family
 
 For each setting it trains the setting's config(s) (``mancala train CONFIG``, in this
 process; or takes ``--run`` folders, one per config, in order), then plays every row of
@@ -157,6 +158,8 @@ def main(argv=None) -> int:
     parser.add_argument("--setting", choices=sorted(SETTINGS), default="main")
     parser.add_argument("--run", action="append", default=[], help="use this run folder (one per config, in order)")
     parser.add_argument("--openings", type=int, default=100, help="openings per row, each from both seats (default 100)")
+    parser.add_argument("--env", action="append", default=[],
+                        help="only this setting's configs of this id (repeatable), e.g. --setting families --env afrika-v0")
     parser.add_argument("--seed", type=int, default=12345, help="seed of the suites and agents")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "strength.json"))
     parser.add_argument("--solved", type=int, default=0,
@@ -167,7 +170,9 @@ def main(argv=None) -> int:
     if args.openings < 100:
         print("note: fewer than 100 openings (200 games) per row is below the issue's protocol", flush=True)
     load_before = os.getloadavg()
-    entries = SETTINGS[args.setting]
+    entries = [e for e in SETTINGS[args.setting] if not args.env or e[1] in args.env]
+    if not entries:
+        parser.error(f"--env {' '.join(args.env)}: no config of setting {args.setting} plays it")
     if args.run and len(args.run) != len(entries):
         parser.error(f"--setting {args.setting} has {len(entries)} config(s); give one --run per config or none")
     rows, training = [], {}

@@ -21,7 +21,7 @@ then fits the networks on the positions collected so far:
    ``score_scale``, ``mancala_envs.agents.learned_eval``), so the network is fitted to the
    target minus that term: it learns a correction of the game's own evaluation, and the
    search starts out as plain alpha-beta instead of as a search on an untrained network.
-   A tenth of the positions (``HOLDOUT``) is never fitted; with the blend, the network's
+   With the blend, a tenth of the positions (``HOLDOUT``) is never fitted, and the network's
    output is scaled by the gain in [0, 1] that predicts their targets best (least squares),
    so a network that mostly adds noise is damped rather than let loose on the search
    (measured: unchecked, a noisy correction made alpha-beta weaker than plain alpha-beta on
@@ -249,7 +249,8 @@ class SearchBootstrapTrainer:
 
     def _add_to_buffer(self, batches) -> int:
         rng = np.random.default_rng([self.config.seed, self.state.steps])
-        self.buffer.extend((*b, rng.random(len(b[0])) < HOLDOUT) for b in batches)  # + the held-out mask
+        share = HOLDOUT if self.score_scale > 0 else 0.0  # only the blend's gain needs held-out positions
+        self.buffer.extend((*b, rng.random(len(b[0])) < share) for b in batches)  # + the held-out mask
         total = sum(len(b[0]) for b in self.buffer)
         while len(self.buffer) > 1 and total - len(self.buffer[0][0]) >= self.cfg.replay:
             total -= len(self.buffer.pop(0)[0])
