@@ -275,7 +275,10 @@ def _build_mcts(kernel, heuristic):
         else:
             net = scratch.evaluation
             observe(position, params, player, net.obs)
-            if use_heuristic:  # the blend's own evaluation, as alpha-beta's (agents.search)
+            own = 0.0
+            if net.score_scale <= 0.0:
+                pass  # no blend: the network alone
+            elif use_heuristic:  # the blend's own evaluation, as alpha-beta's (agents.search)
                 own = heuristic(position, params, player)
             else:
                 scores(position, params, result)

@@ -404,7 +404,10 @@ def _build_negamax(kernel, heuristic):
         """The learned evaluation of a leaf for ``me`` (with its score blend), clipped to [-1, 1]."""
         net = buffers.evaluation
         observe(leaf, params, leaf_player, net.obs)
-        if settings.use_heuristic:  # the blend's own evaluation: plain alpha-beta's leaf value
+        own = 0.0
+        if net.score_scale <= 0.0:
+            pass  # no blend: the network alone
+        elif settings.use_heuristic:  # the blend's own evaluation: plain alpha-beta's leaf value
             own = heuristic(leaf, params, leaf_player)
         else:
             scores(leaf, params, buffers.scores)
