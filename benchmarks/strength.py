@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/strength.py --setting main --run RUN_DIR   # measure an existing run folder
     .venv/bin/python benchmarks/strength.py --setting main --openings 100 --out FILE
     .venv/bin/python benchmarks/strength.py --setting default --run RUN_DIR --solved 200   # + optimal-move rates
+    .venv/bin/python benchmarks/strength.py --setting default --run RUN_DIR --solved 200 --rates-only
     .venv/bin/python benchmarks/strength.py --setting families --env afrika-v0 --run RUN_DIR  # one family
 
 For each setting it trains the setting's config(s) (``mancala train CONFIG``, in this
@@ -164,6 +165,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "strength.json"))
     parser.add_argument("--solved", type=int, default=0,
                         help="also every agent's optimal-move rate on this many solved positions (Kalah settings)")
+    parser.add_argument("--rates-only", action="store_true",
+                        help="with --solved and --run: only the optimal-move rates, not the match rows")
     parser.add_argument("--max-board", type=int, default=20,
                         help="stones left on the board in those positions (default 20)")
     args = parser.parse_args(argv)
@@ -173,6 +176,8 @@ def main(argv=None) -> int:
     entries = [e for e in SETTINGS[args.setting] if not args.env or e[1] in args.env]
     if not entries:
         parser.error(f"--env {' '.join(args.env)}: no config of setting {args.setting} plays it")
+    if args.rates_only and not (args.solved and args.run):
+        parser.error("--rates-only needs --solved N and the --run folders")
     if args.run and len(args.run) != len(entries):
         parser.error(f"--setting {args.setting} has {len(entries)} config(s); give one --run per config or none")
     rows, training = [], {}
@@ -180,7 +185,7 @@ def main(argv=None) -> int:
         started = time.perf_counter()
         run_dir = Path(args.run[k]) if args.run else train(config)
         training[config] = {"run_dir": str(run_dir), "seconds": None if args.run else round(time.perf_counter() - started, 1)}
-        for spec_a, spec_b, target in specs:
+        for spec_a, spec_b, target in [] if args.rates_only else specs:
             row = measure_row(env_id, spec_a, spec_b, run_dir, args.openings, args.seed)
             row["target"] = target
             rows.append(row)

@@ -21,8 +21,8 @@ then fits the networks on the positions collected so far:
    ``score_scale``, ``mancala_envs.agents.learned_eval``), so the network is fitted to the
    target minus that term: it learns a correction of the game's own evaluation, and the
    search starts out as plain alpha-beta instead of as a search on an untrained network.
-   With the blend, a tenth of the positions (``HOLDOUT``) is never fitted, and the network's
-   output is scaled by the gain in [0, 1] that predicts their targets best (least squares),
+   With the blend, a share of the positions (``value.holdout``, a tenth) is never fitted, and
+   the network's output is scaled by the gain in [0, 1] that predicts their targets best (least squares),
    so a network that mostly adds noise is damped rather than let loose on the search
    (measured: unchecked, a noisy correction made alpha-beta weaker than plain alpha-beta on
    Afrika and Widdershins).
@@ -71,7 +71,6 @@ from .report import build_report, results_table, write_report
 from .run_folder import RunState, checkpoint_file, write_state
 
 SUITE_LADDER, SUITE_PERIODIC, SUITE_FINAL = 11, 22, 99  # as training.train's suites
-HOLDOUT = 0.1  # share of positions never fitted: they set the blend's network gain
 BARE = "bare network"
 
 
@@ -249,7 +248,7 @@ class SearchBootstrapTrainer:
 
     def _add_to_buffer(self, batches) -> int:
         rng = np.random.default_rng([self.config.seed, self.state.steps])
-        share = HOLDOUT if self.score_scale > 0 else 0.0  # only the blend's gain needs held-out positions
+        share = self.cfg.holdout if self.score_scale > 0 else 0.0  # only the blend's gain needs held-out positions
         self.buffer.extend((*b, rng.random(len(b[0])) < share) for b in batches)  # + the held-out mask
         total = sum(len(b[0]) for b in self.buffer)
         while len(self.buffer) > 1 and total - len(self.buffer[0][0]) >= self.cfg.replay:
@@ -286,7 +285,7 @@ class SearchBootstrapTrainer:
                 value_loss += lv.item()
                 policy_loss += lp.item()
                 batches += 1
-        if self.score_scale > 0:
+        if self.score_scale > 0 and held_out.any():
             self.value_gain = self._gain(x[held_out], y[held_out])
         return {"value": value_loss / max(batches, 1), "policy": policy_loss / max(batches, 1)}
 
