@@ -36,12 +36,12 @@ simulations run at about 500 k simulations/s on one core (``benchmarks/run.py``,
 
 Learned evaluation (``mcts_search(..., evaluation=...)``, ``mcts:sims=800,eval=RUN_DIR``):
 step 3 values the new node by the evaluation's value head (``mancala_envs.agents.learned_eval``,
-the node's mover's observation, clipped to [-1, 1]) instead of a rollout. If the file also
-has a policy head, selection is PUCT: every node keeps the softmax of the policy's logits
-over its legal moves (``SearchTree.prior``), and the descent takes the move maximising
-``Q + c * P * sqrt(N) / (1 + n)`` (an unexpanded move counts ``Q = 0``), expanding it when it
-has no child yet. The weights are arrays in ``SimulationScratch``: no recompilation per
-weight set, no Python call per node.
+the node's mover's observation, plus the score blend where the file has one, clipped to
+[-1, 1]) instead of a rollout. If the file also has a policy head, selection is PUCT: every
+node keeps the softmax of the policy's logits over its legal moves (``SearchTree.prior``),
+and the descent takes the move maximising ``Q + c * P * sqrt(N) / (1 + n)`` (an unexpanded
+move counts ``Q = 0``), expanding it when it has no child yet. The weights are arrays in
+``SimulationScratch``: no recompilation per weight set, no Python call per node.
 
 Budgets: ``sims`` simulations, or ``time`` seconds (the clock is read every 64
 simulations, the tree is sized by ``max_nodes``), or both (whichever ends first).
@@ -60,11 +60,12 @@ from numba import njit
 
 from mancala_envs.core.game import State
 from mancala_envs.core.compiled import cached_njit
-from mancala_envs.core.inline import inline_kernel, unowned
+from mancala_envs.core.inline import inline_kernel, inlined, unowned
 from mancala_envs.core.jit_helpers import copy_into, past_deadline, random_below, random_legal_action
 
 from .base import Agent
-from .learned_eval import EvalNet, LearnedEval, load_evaluation, net_policy, net_value
+from .learned_eval import EvalNet, LearnedEval, blended_value, load_evaluation, net_policy
+from .search import _no_heuristic
 
 __all__ = ["MCTSAgent", "MCTSResult", "mcts_search"]
 
@@ -130,6 +131,7 @@ class MCTSSettings(NamedTuple):
     decisive_total: float  # > 0: a score above half of it decides the game (Game.result_follows_scores)
     seed: np.uint64  # splitmix64 seed of the expansion order and the rollouts
     use_eval: bool  # value new nodes by the learned evaluation instead of a rollout
+    use_heuristic: bool  # the score blend reads Game.search_heuristic (else the score difference)
     use_priors: bool  # PUCT selection with the learned policy's priors
 
 
@@ -226,7 +228,7 @@ def _most_visited_root_move(tree):
 
 
 @functools.cache
-def _build_mcts(kernel):
+def _build_mcts(kernel, heuristic):
     """The search loop for one kernel, with the kernel's functions compiled into it.
 
     The kernel's functions are closure variables (``core.inline.inline_kernel``), not
@@ -239,6 +241,7 @@ def _build_mcts(kernel):
     k = inline_kernel(kernel)
     legal_mask, apply, current_player = k.legal_mask, k.apply, k.current_player
     returns, plies, scores, observe = k.returns, k.plies, k.scores, k.observe
+    heuristic = inlined(heuristic)
 
     @njit(inline="always")
     def set_priors(tree, params, node, scratch):
@@ -259,7 +262,7 @@ def _build_mcts(kernel):
             tree.prior[node, a] = scratch.logits[a] / total
 
     @njit(inline="always")
-    def evaluate(params, position, scratch, max_plies):
+    def evaluate(params, position, scratch, max_plies, use_heuristic):
         """A new node's value from the learned evaluation into ``scratch.returns`` (the end of
         the game: its result; the ply cap: 0 for both)."""
         result = scratch.returns
@@ -272,7 +275,15 @@ def _build_mcts(kernel):
         else:
             net = scratch.evaluation
             observe(position, params, player, net.obs)
-            value = min(max(net_value(net, net.obs), -1.0), 1.0)
+            own = 0.0
+            if net.score_scale <= 0.0:
+                pass  # no blend: the network alone
+            elif use_heuristic:  # the blend's own evaluation, as alpha-beta's (agents.search)
+                own = heuristic(position, params, player)
+            else:
+                scores(position, params, result)
+                own = result[player] - result[1 - player]
+            value = blended_value(net, net.obs, own)
             result[player] = value
             result[1 - player] = -value
 
@@ -378,7 +389,7 @@ def _build_mcts(kernel):
                 depth += 1
                 scratch.path[depth] = node
             if settings.use_eval:
-                evaluate(params, tree.node_states[node], scratch, settings.max_plies)
+                evaluate(params, tree.node_states[node], scratch, settings.max_plies, settings.use_heuristic)
             else:
                 s = rollout(params, tree.node_states[node], scratch, settings.max_plies, settings.decisive_total, s)
             _backup(tree, scratch.path, depth, scratch.returns)
@@ -436,9 +447,11 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
         decisive_total=-1.0 if total is None else float(total),
         seed=np.uint64(seed),
         use_eval=evaluation is not None,
+        use_heuristic=game.search_heuristic is not None,
         use_priors=evaluation is not None and evaluation.has_policy,
     )
-    best, done, used = _build_mcts(game.kernel)(game.params, state.array.copy(), settings, tree, scratch)
+    heuristic = game.search_heuristic if game.search_heuristic is not None else _no_heuristic
+    best, done, used = _build_mcts(game.kernel, heuristic)(game.params, state.array.copy(), settings, tree, scratch)
     seconds = _time.perf_counter() - start
     visits, values = {}, {}
     for a in range(game.num_actions):

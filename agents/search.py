@@ -33,8 +33,9 @@ Per family, what ``d`` means:
 Learned evaluation: ``search(..., evaluation=...)`` and ``AlphaBetaAgent(eval=RUN_DIR)``
 (``alphabeta:depth=6,eval=RUN_DIR``) value every leaf that is not the end of the game by a
 network (``mancala_envs.agents.learned_eval``): the mover's observation, encoded, through
-the MLP, clipped to [-1, 1], from the leaf's player to move, negated for the other player.
-The weights are arrays inside ``SearchBuffers`` (an ``EvalNet``), so the loop compiled once
+the MLP (plus ``tanh(score_scale * h)`` where the file has a score blend, ``h`` the leaf's
+value without the network: the heuristic below, else ``d``), clipped to
+[-1, 1], from the leaf's player to move, negated for the other player. The weights are arrays inside ``SearchBuffers`` (an ``EvalNet``), so the loop compiled once
 per kernel serves every weight set, and the forward pass runs in the compiled loop. The
 end of the game stays ``WIN_BONUS * result + d`` (a draw: 0, the evaluation's even value).
 
@@ -106,7 +107,7 @@ from mancala_envs.core.inline import inline_kernel, inlined, unowned
 from mancala_envs.core.jit_helpers import copy_into, hash_observations, hash_state, past_deadline
 
 from .base import Agent
-from .learned_eval import EvalNet, LearnedEval, load_evaluation, net_value
+from .learned_eval import EvalNet, LearnedEval, blended_value, load_evaluation
 
 __all__ = ["AlphaBetaAgent", "SearchStats", "TranspositionTable", "search"]
 
@@ -399,10 +400,19 @@ def _build_negamax(kernel, heuristic):
         return answered, value, tt_move
 
     @njit(inline="always")
-    def learned_value(leaf, params, me, leaf_player, net):
-        """The learned evaluation of a leaf for ``me``, clipped to [-1, 1]."""
+    def learned_value(leaf, params, me, leaf_player, settings, buffers):
+        """The learned evaluation of a leaf for ``me`` (with its score blend), clipped to [-1, 1]."""
+        net = buffers.evaluation
         observe(leaf, params, leaf_player, net.obs)
-        value = min(max(net_value(net, net.obs), -1.0), 1.0)
+        own = 0.0
+        if net.score_scale <= 0.0:
+            pass  # no blend: the network alone
+        elif settings.use_heuristic:  # the blend's own evaluation: plain alpha-beta's leaf value
+            own = heuristic(leaf, params, leaf_player)
+        else:
+            scores(leaf, params, buffers.scores)
+            own = buffers.scores[leaf_player] - buffers.scores[1 - leaf_player]
+        value = blended_value(net, net.obs, own)
         return value if leaf_player == me else -value
 
     @njit(inline="always")
@@ -411,7 +421,7 @@ def _build_negamax(kernel, heuristic):
         difference (plus ``WIN_BONUS * result`` at the end of the game, except for the
         solver; with a learned evaluation a draw is worth 0, its scale)."""
         if leaf_player >= 0 and settings.use_eval and not settings.solver:
-            return learned_value(leaf, params, me, leaf_player, buffers.evaluation)
+            return learned_value(leaf, params, me, leaf_player, settings, buffers)
         if leaf_player >= 0 and settings.use_heuristic and plies_left <= 1:
             return heuristic(leaf, params, me)
         scores(leaf, params, buffers.scores)

@@ -5,6 +5,9 @@
     .venv/bin/python benchmarks/strength.py --setting families          # one value config per other family
     .venv/bin/python benchmarks/strength.py --setting main --run RUN_DIR   # measure an existing run folder
     .venv/bin/python benchmarks/strength.py --setting main --openings 100 --out FILE
+    .venv/bin/python benchmarks/strength.py --setting default --run RUN_DIR --solved 200   # + optimal-move rates
+    .venv/bin/python benchmarks/strength.py --setting default --run RUN_DIR --solved 200 --rates-only
+    .venv/bin/python benchmarks/strength.py --setting families --env afrika-v0 --run RUN_DIR  # one family
 
 For each setting it trains the setting's config(s) (``mancala train CONFIG``, in this
 process; or takes ``--run`` folders, one per config, in order), then plays every row of
@@ -18,7 +21,8 @@ plays the same suite with the same agent seeds).
 
 The table is printed as Markdown and written as JSON to ``benchmarks/results/strength.json``
 (or ``--out``) through a temporary file. Nothing here is asserted: the targets are measured,
-not tested. Timings (training seconds) depend on the machine's load; the JSON records
+not tested. ``--solved N`` adds every agent's optimal-move rate on N solved positions
+(Kalah settings; ``optimal_move_rates``), a separate step that the main job does not run. Timings (training seconds) depend on the machine's load; the JSON records
 ``os.getloadavg()`` at the start and end.
 """
 
@@ -36,7 +40,8 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from mancala_envs.agents import make_agent, play_match, solve  # noqa: E402
+from mancala_envs.agents import make_agent, play_match  # noqa: E402
+from mancala_envs.agents.analysis import optimal_move_rate  # noqa: E402
 from mancala_envs.agents.openings import opening_suite  # noqa: E402
 from mancala_envs.core.files import write_text_atomic  # noqa: E402
 from mancala_envs.registry import make_game  # noqa: E402
@@ -97,48 +102,40 @@ def measure_row(env_id: str, spec_a: str, spec_b: str, run_dir: Path, openings: 
     }
 
 
-def solved_positions(env_id: str, count: int, seed: int, board_seeds: int) -> list[tuple]:
-    """``count`` endgame positions (at most ``board_seeds`` stones left to win) with their optimal moves.
+def optimal_move_rates(env_id: str, specs: list[str], run_dir: str, positions: int, seed: int,
+                       max_board: int) -> dict[str, dict]:
+    """Every agent's optimal-move rate on the same sample of solved positions.
 
-    Positions come from games of alpha-beta depth 2 with one move in five random, from
-    distinct random openings; each legal move is valued by the exact solver (final margin
-    for the mover), and the moves of the best value are the optimal ones.
+    The oracle is ``mancala_envs.agents.analysis.optimal_move_rate``: positions from games of
+    ``alphabeta:depth=2`` against itself (two random plies first, then a random ply of the
+    game), kept when at most ``max_board`` stones are left on the board and distinct; every
+    legal move is valued exactly (endgame database, else the solver). The same ``seed`` gives
+    every agent the same positions.
     """
-    game = make_game(env_id)
-    rng = np.random.default_rng(seed)
-    player = make_agent("alphabeta:depth=2", seed=seed)
-    out = []
-    while len(out) < count:
-        state = game.new_state(int(rng.integers(2**31)))
-        while not state.is_terminal():
-            left = game.search_score_total(state)
-            if left is not None and left - sum(state.scores()) <= board_seeds and len(state.legal_actions()) > 1:
-                break
-            state.apply(int(rng.choice(state.legal_actions())) if rng.random() < 0.2 else player.act(state))
-        if state.is_terminal() or len(state.legal_actions()) < 2:
-            continue
-        mover, values = state.current_player, {}
-        for action in state.legal_actions():
-            child = state.clone()
-            child.apply(action)
-            if child.is_terminal():
-                scores = child.scores()
-                values[action] = scores[mover] - scores[1 - mover]
-            else:
-                result = solve(child, tt_bits=18)
-                values[action] = result.mover_value if child.current_player == mover else -result.mover_value
-        best = max(values.values())
-        out.append((state, {a for a, v in values.items() if v == best}))
-    return out
+    rates = {}
+    for spec in specs:
+        players = (make_agent("alphabeta:depth=2", seed=seed), make_agent("alphabeta:depth=2", seed=seed + 1))
+        started = time.perf_counter()
+        result = optimal_move_rate(make_agent(spec.replace("RUN", run_dir), seed=seed), env_id, positions=positions,
+                                   seed=seed, max_board=max_board, players=players)
+        rates[spec] = {"env_id": env_id, "agent": spec, "positions": result.positions, "optimal": result.optimal,
+                       "rate": result.rate, "rate_ci": result.rate_ci, "mean_loss": result.mean_loss,
+                       "max_board": max_board, "seed": seed, "seconds": round(time.perf_counter() - started, 1),
+                       "sample": f"{result.positions} distinct positions of alphabeta:depth=2 self-play with at most "
+                                 f"{max_board} stones left on the board (seed {seed})"}
+        print(f"optimal-move rate, {env_id}, {spec}: {result.rate:.1%} ({result.rate_ci[0]:.1%}-"
+              f"{result.rate_ci[1]:.1%}) of {result.positions} positions (<= {max_board} stones on the board), "
+              f"mean loss {result.mean_loss:.2f} stones", flush=True)
+    return rates
 
 
-def optimal_move_rate(spec: str, positions: list[tuple], seed: int) -> float:
-    agent = make_agent(spec, seed=seed)
-    hits = 0
-    for state, optimal in positions:
-        agent.reset(seed)
-        hits += agent.act(state.clone()) in optimal
-    return hits / len(positions)
+def rates_table(rates: dict[str, dict]) -> str:
+    lines = ["| game | agent | optimal moves (95% CI) | mean loss (stones) | sample |", "|---|---|---|---|---|"]
+    for r in rates.values():
+        low, high = r["rate_ci"]
+        lines.append(f"| {r['env_id']} | `{r['agent']}` | {r['rate']:.1%} ({low:.1%}-{high:.1%}) | "
+                     f"{r['mean_loss']:.2f} | {r['sample']} |")
+    return "\n".join(lines)
 
 
 def table(rows: list[dict]) -> str:
@@ -162,16 +159,25 @@ def main(argv=None) -> int:
     parser.add_argument("--setting", choices=sorted(SETTINGS), default="main")
     parser.add_argument("--run", action="append", default=[], help="use this run folder (one per config, in order)")
     parser.add_argument("--openings", type=int, default=100, help="openings per row, each from both seats (default 100)")
+    parser.add_argument("--env", action="append", default=[],
+                        help="only this setting's configs of this id (repeatable), e.g. --setting families --env afrika-v0")
     parser.add_argument("--seed", type=int, default=12345, help="seed of the suites and agents")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "strength.json"))
     parser.add_argument("--solved", type=int, default=0,
-                        help="also the optimal-move rate of every agent on this many solved Kalah endgames")
-    parser.add_argument("--board-seeds", type=int, default=14, help="stones left on the board in those endgames")
+                        help="also every agent's optimal-move rate on this many solved positions (Kalah settings)")
+    parser.add_argument("--rates-only", action="store_true",
+                        help="with --solved and --run: only the optimal-move rates, not the match rows")
+    parser.add_argument("--max-board", type=int, default=20,
+                        help="stones left on the board in those positions (default 20)")
     args = parser.parse_args(argv)
     if args.openings < 100:
         print("note: fewer than 100 openings (200 games) per row is below the issue's protocol", flush=True)
     load_before = os.getloadavg()
-    entries = SETTINGS[args.setting]
+    entries = [e for e in SETTINGS[args.setting] if not args.env or e[1] in args.env]
+    if not entries:
+        parser.error(f"--env {' '.join(args.env)}: no config of setting {args.setting} plays it")
+    if args.rates_only and not (args.solved and args.run):
+        parser.error("--rates-only needs --solved N and the --run folders")
     if args.run and len(args.run) != len(entries):
         parser.error(f"--setting {args.setting} has {len(entries)} config(s); give one --run per config or none")
     rows, training = [], {}
@@ -179,7 +185,7 @@ def main(argv=None) -> int:
         started = time.perf_counter()
         run_dir = Path(args.run[k]) if args.run else train(config)
         training[config] = {"run_dir": str(run_dir), "seconds": None if args.run else round(time.perf_counter() - started, 1)}
-        for spec_a, spec_b, target in specs:
+        for spec_a, spec_b, target in [] if args.rates_only else specs:
             row = measure_row(env_id, spec_a, spec_b, run_dir, args.openings, args.seed)
             row["target"] = target
             rows.append(row)
@@ -189,13 +195,12 @@ def main(argv=None) -> int:
     rates = {}
     if args.solved:
         for k, (config, env_id, specs) in enumerate(entries):
-            positions = solved_positions(env_id, args.solved, args.seed, args.board_seeds)
-            run_dir = training[config]["run_dir"]
-            for spec in dict.fromkeys(s for a, b, _ in specs for s in (a, b)):
-                rate = optimal_move_rate(spec.replace("RUN", run_dir), positions, args.seed)
-                rates[f"{env_id} {spec}"] = rate
-                print(f"optimal-move rate on {len(positions)} solved {env_id} endgames (<= {args.board_seeds} "
-                      f"stones on the board): {spec}: {rate:.1%}", flush=True)
+            if not env_id.startswith("kalah"):
+                continue  # the other families' positions are not solved within a useful time
+            agents = list(dict.fromkeys(s for a, b, _ in specs for s in (a, b)))
+            rates.update({f"{env_id} {spec}": r for spec, r in optimal_move_rates(
+                env_id, agents, training[config]["run_dir"], args.solved, args.seed, args.max_board).items()})
+        print(rates_table(rates))
     results = {"setting": args.setting, "rows": rows, "training": training, "openings": args.openings,
                "optimal_move_rate": rates, "load_before": load_before, "load_after": os.getloadavg()}
     write_text_atomic(args.out, json.dumps(results, indent=1) + "\n")

@@ -13,9 +13,10 @@ from mancala_envs.agents.learned_eval import (
     net_policy,
     net_value,
     save_evaluation,
+    own_evaluation,
 )
 from mancala_envs.agents.mcts import mcts_search
-from mancala_envs.agents.search import search
+from mancala_envs.agents.search import WIN_BONUS, search
 from mancala_envs.agents.specs import AgentSpecError, make_agent
 from mancala_envs.core.encodings import ENCODINGS, MAX_LEVELS, encode, encoding_spec
 from mancala_envs.registry import make_game
@@ -118,6 +119,97 @@ def test_the_evaluation_changes_what_alphabeta_and_mcts_see(tmp_path):
     assert sum(result.visits.values()) == 200 and all(-1 <= v <= 1 for v in result.values.values())
     timed = make_agent(f"alphabeta:time=0.05,eval={tmp_path}", seed=0)
     assert state.is_legal(timed.act(state)) and timed.last.depth >= 1
+
+
+FAMILY_IDS = ["kalah-v0", "afrika-v0", "progressive-v0", "rondell-v0", "widdershins-v0"]
+
+
+def played_position(game, seed, plies):
+    """A position ``plies`` random moves in (fewer if the game ends), with non-zero scores where the game has them."""
+    rng = np.random.default_rng(seed)
+    state = game.new_state(seed)
+    for _ in range(plies):
+        moves = state.legal_actions()
+        child = state.clone()
+        child.apply(int(rng.choice(moves)))
+        if child.is_terminal():
+            break
+        state = child
+    return state
+
+
+@pytest.mark.parametrize("env_id", FAMILY_IDS)
+def test_score_blend_values_leaves_from_the_right_side(env_id, tmp_path):
+    # A network that replaced the game's own evaluation had to learn it from coarse inputs
+    # (one-hot levels stop at 15; Afrika's scores reach 128, its heuristic adds the rows):
+    # searches with it played worse than plain alpha-beta. The blend adds tanh(score_scale * h),
+    # h plain alpha-beta's leaf value for the leaf's player to move (Afrika: its heuristic).
+    game = make_game(env_id)
+    heads = random_network(game, "onehot", [8], seed=2)
+    save_evaluation(tmp_path, game, "onehot", "relu", heads["value"], heads["policy"], score_scale=0.3)
+    evaluation = load_evaluation(tmp_path, game)
+    assert evaluation.score_scale == pytest.approx(0.3)
+    # a position where the blend matters (a score difference) and no move ends the game
+    state = next(s for s in (played_position(game, seed, plies=30) for seed in range(5, 100))
+                 if not s.is_terminal() and own_evaluation(s) != 0 and not any(_ends(s, a) for a in s.legal_actions()))
+    best = -2.0
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply(action)
+        mover = child.current_player
+        v = float(np.clip(evaluation.value(child.observation(mover)[None], [own_evaluation(child)])[0], -1, 1))
+        best = max(best, v if mover == state.current_player else -v)
+    assert search(state, depth=1, evaluation=evaluation).value == pytest.approx(best, abs=1e-6)
+
+
+def _ends(state, action):
+    child = state.clone()
+    child.apply(action)
+    return child.is_terminal()
+
+
+@pytest.mark.parametrize("env_id", FAMILY_IDS)
+def test_a_blended_untrained_network_searches_like_plain_alphabeta(env_id, tmp_path):
+    # With a zero network the blend is tanh(h * s): alpha-beta's values are plain alpha-beta's
+    # (its heuristic or score difference) through tanh, which keeps their order.
+    game = make_game(env_id)
+    heads = random_network(game, "onehot", [8], seed=3)
+    zero = [(w * 0, b * 0) for w, b in heads["value"]]
+    save_evaluation(tmp_path, game, "onehot", "relu", zero, score_scale=0.2)
+    evaluation = load_evaluation(tmp_path, game)
+    compared = 0
+    for seed in range(6):
+        state = played_position(game, seed, plies=4 + 3 * seed)
+        if state.is_terminal():
+            continue
+        plain = search(state, depth=3)
+        if abs(plain.value) >= WIN_BONUS / 2:
+            continue  # a proven end: its value is the result, not a score difference
+        learned = search(state, depth=3, evaluation=evaluation)
+        assert learned.value == pytest.approx(np.tanh(0.2 * plain.value), abs=1e-9)
+        compared += 1
+    assert compared >= 3
+
+
+@pytest.mark.parametrize("env_id", ["afrika-v0", "kalah-v0"])
+def test_mcts_values_new_nodes_with_the_blend(env_id, tmp_path):
+    # MCTS reads the same blended value as alpha-beta (Afrika: its heuristic, Kalah: the score difference)
+    game = make_game(env_id)
+    heads = random_network(game, "onehot", [8], seed=6)
+    zero = [(w * 0, b * 0) for w, b in heads["value"]]
+    save_evaluation(tmp_path, game, "onehot", "relu", zero, score_scale=0.2)
+    evaluation = load_evaluation(tmp_path, game)
+    state = next(s for s in (played_position(game, seed, plies=20) for seed in range(40))
+                 if not s.is_terminal() and not any(_ends(s, a) for a in s.legal_actions()))
+    moves = state.legal_actions()
+    result = mcts_search(state, sims=len(moves), seed=1, evaluation=evaluation)  # each move expanded once
+    assert sorted(result.visits) == sorted(moves)
+    for action in moves:
+        child = state.clone()
+        child.apply(action)
+        v = float(np.tanh(0.2 * own_evaluation(child)))
+        assert result.values[action] == pytest.approx(v if child.current_player == state.current_player else -v,
+                                                      abs=1e-9), action
 
 
 def test_bad_and_mismatched_eval_paths_are_clear(tmp_path):

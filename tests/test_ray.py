@@ -212,6 +212,11 @@ def test_rllib_training_checkpoints_resumes_and_plays_as_policy(ray_address, tmp
     result = play_match("kalah-v0", policy, "random", 2, workers=1)
     assert result.counts()[0] == 4
 
+    out = mancala("eval", str(run), "--against", "greedy", "--openings", "1", "--ladder-openings", "0",
+                  "--no-progress", "--out", str(tmp_path / "eval"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"evaluating policy:{run}" in out.stdout
+
 
 def test_rllib_example_runs(ray_address):
     out = subprocess.run([sys.executable, "examples/rllib_selfplay.py", "--iterations", "1", "--batch", "64",

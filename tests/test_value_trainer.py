@@ -89,3 +89,30 @@ def test_tiny_run_resumes_after_sigkill_and_serves_as_eval(tmp_path):
                                capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
         assert match.returncode == 0, match.stdout + match.stderr
         assert "2 games" in match.stdout, match.stdout
+    # mancala eval: the run's search agent (value.eval_depth=2), then its bare network, over a fair suite
+    for extra, learner in (((), "alphabeta:depth=2,eval="), (("--bare",), "policy:")):
+        out = subprocess.run(command("eval", str(run), "--against", "random", "greedy", "--openings", "2",
+                                     "--ladder-openings", "0", "--no-progress", *extra),
+                             cwd=ROOT, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert f"evaluating {learner}" in out.stdout, out.stdout
+        assert "| random | 4 (" in out.stdout and "| greedy | 4 (" in out.stdout, out.stdout  # no training pool
+
+
+def test_the_blend_damps_a_network_that_predicts_nothing(tmp_path):
+    # An unchecked noisy correction made alpha-beta weaker than plain alpha-beta (Afrika, Widdershins):
+    # the gain fitted on held-out positions scales the network's output down to what it predicts.
+    import torch
+
+    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
+
+    config = load_config(QUICK, ["value.score_blend=true", "value.hidden=[8]", f"runs_dir={tmp_path}"])
+    trainer = SearchBootstrapTrainer(config, tmp_path, RunState(), echo=lambda text: None)
+    x = torch.rand(400, trainer.spec.width)
+    with torch.no_grad():
+        n = trainer.value_net(x)[:, 0]
+    assert trainer._gain(x, 0.5 * n) == pytest.approx(0.5, abs=1e-6)
+    assert trainer._gain(x, 3.0 * n) == pytest.approx(1.0)  # at most the network itself
+    noise = torch.from_numpy(np.random.default_rng(0).normal(size=400).astype(np.float32)) * n.std()
+    assert trainer._gain(x, noise - n.mean()) < 0.2

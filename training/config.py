@@ -91,6 +91,8 @@ class ValueConfig:
     epsilon: float = 0.05  # chance of a random move after the opening (the position is still labelled)
     outcome_weight: float = 0.25  # share of the game's result in the value target (the rest: the search value)
     margin_scale: float = 6.0  # before any evaluation exists, search values are tanh(score difference / this)
+    score_blend: bool = False  # the evaluation is tanh(score difference / margin_scale) + the network (a correction)
+    holdout: float = 0.1  # with score_blend: share of positions never fitted, which set the network's gain (0: gain 1)
     encoding: str = "onehot"  # network input (mancala_envs.core.encodings.ENCODINGS)
     hidden: list[int] = field(default_factory=lambda: [64])  # hidden layers of the value and policy networks
     activation: str = "relu"  # hidden activation: relu or tanh
@@ -285,6 +287,7 @@ NUMBER_BOUNDS: dict[str, Bounds] = {
     "value.random_plies": AT_LEAST_0,
     "value.epsilon": FRACTION,
     "value.outcome_weight": FRACTION,
+    "value.holdout": FRACTION,
     "value.margin_scale": POSITIVE,
     "value.hidden[]": AT_LEAST_1,
     "value.learning_rate": POSITIVE,
@@ -355,6 +358,10 @@ def _check_value(value: Any, hint: Any, where: str) -> Any:
             raise ConfigError(f"{where} must be a mapping, got {value!r}")
         return {_check_value(k, key_type, where): _check_value(v, value_type, f"{where}[{k!r}]") for k, v in value.items()}
     if hint is Any:
+        return value
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where} must be true or false, got {value!r}")
         return value
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):

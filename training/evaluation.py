@@ -13,7 +13,9 @@ distinct games (``mancala_envs.agents.paired_results``).
   with intervals bootstrapped over the openings of each suite.
 * ``evaluate_saved_model`` is ``mancala eval``: a model file or run folder against any
   agents, with the rows and ratings written as ``eval-<time>.csv`` and ``.json`` (the suites
-  included), atomically.
+  included), atomically. A value-trainer run (``algo: search-bootstrap``) plays its search
+  agent ``alphabeta:depth=value.eval_depth,eval=RUN_DIR`` (the agent its own report
+  measures), or with ``bare=True`` its bare policy network ``policy:RUN_DIR``.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ import numpy as np
 from mancala_envs.agents import make_agent, play_match
 from mancala_envs.agents.openings import OpeningSuite
 from mancala_envs.agents.paired_results import PairedResult
+from mancala_envs.agents.learned_eval import EVAL_FILE, LearnedPolicyAgent
 from mancala_envs.agents.policy import PolicyAgent, resolve_model_path
+from mancala_envs.agents.search import AlphaBetaAgent
 from mancala_envs.agents.progress import Progress
 from mancala_envs.agents.ratings import Ratings, bootstrap, bradley_terry
 from mancala_envs.core.files import write_text_atomic
@@ -143,11 +147,36 @@ def game_of_model(model: str | Path, run_dir: Path | None, env_id: str | None,
     return saved["env_id"], dict(saved.get("options") or {})
 
 
+def _saved_learner(model: str | Path, run_dir: Path | None, bare: bool):
+    """(the agent a saved model plays, the file it plays from, its name for the output): a PPO
+    model's policy, an RLlib run's exported policy network, or a value-trainer run's search
+    agent (its bare policy network with ``bare``)."""
+    saved = read_saved_config(run_dir) if run_dir is not None else {}
+    if saved.get("algo") == "search-bootstrap":
+        if bare:
+            learner, label = LearnedPolicyAgent(run_dir, seed=0), f"policy:{run_dir}"
+        else:
+            depth = int((saved.get("value") or {}).get("eval_depth", 4))
+            learner = AlphaBetaAgent(seed=0, depth=depth, eval=run_dir)
+            label = f"alphabeta:depth={depth},eval={run_dir}"
+        learner.name = LEARNER
+        return learner, run_dir / EVAL_FILE, label
+    if saved.get("algo") == "rllib_ppo":  # an RLlib run's network is exported as its evaluation file
+        learner = LearnedPolicyAgent(run_dir, seed=0)
+        learner.name = LEARNER
+        return learner, run_dir / EVAL_FILE, f"policy:{run_dir}"
+    if bare:
+        raise ConfigError(f"--bare plays the policy network of a value-trainer run (algo: search-bootstrap); "
+                          f"{str(model)!r} is a PPO model, whose agent is already its bare policy")
+    model_path = resolve_model_path(model)
+    return PolicyAgent(model_path, name=LEARNER), model_path, str(model_path)
+
+
 def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Callable[[Game], OpeningSuite],
                          ladder_openings: int, env_id: str | None = None, game_options: list[str] | None = None,
                          out_dir: Path | None = None, echo: Callable[[str], None] = print,
                          progress: bool = False, backend: str = "local",
-                         address: str | None = None) -> SavedModelEvaluation:
+                         address: str | None = None, bare: bool = False) -> SavedModelEvaluation:
     """A model file or run folder against the ``against`` agents (``random`` always among them).
 
     ``suite_for(game)`` gives the opening suite (each opening played from both seats against
@@ -157,18 +186,23 @@ def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Calla
     ``out_dir``, by default the run folder or the model's folder. When the model comes from a
     run folder, opponents that were among its ``pool.baselines`` are marked as trained against.
     ``progress`` shows the games played (``mancala_envs.agents.progress``) on stderr.
-    ``backend``/``address``: where the games are played (local processes or Ray).
+    ``backend``/``address``: where the games are played (local processes or Ray). A
+    value-trainer run plays its search agent, or its bare network with ``bare`` (module docstring).
     """
-    model_path = resolve_model_path(model)
     run_dir = run_folder_of(Path(model))
+    learner, model_path, label = _saved_learner(model, run_dir, bare)
     env_id, options = game_of_model(model, run_dir, env_id, game_options or [])
     game = make_game(env_id, **options)
-    learner = PolicyAgent(model_path, name=LEARNER)
-    learner.check_game(game)
+    if isinstance(learner, PolicyAgent):
+        learner.check_game(game)
+    else:  # a learned evaluation plays only the game and board it was trained on
+        learner.evaluation.check_game(game)
     suite = suite_for(game)
     specs = list(dict.fromkeys(["random", *against]))  # random anchors the ratings
-    pool = list(read_saved_config(run_dir).get("pool", {}).get("baselines", {})) if run_dir else []
-    echo(f"evaluating {model_path} on {env_id} over {suite.label()} against each of {', '.join(specs)}")
+    saved = read_saved_config(run_dir) if run_dir else {}
+    # a value-trainer run plays no training opponents (its pool section is unused)
+    pool = [] if saved.get("algo") == "search-bootstrap" else list(saved.get("pool", {}).get("baselines", {}))
+    echo(f"evaluating {label} on {env_id} over {suite.label()} against each of {', '.join(specs)}")
     with Progress(len(specs) * 2 * len(suite), "games", "evaluation", enabled=progress) as bar:
         rows, matches = evaluate(game, learner, specs, suite, step=0, pool=pool, progress=bar, backend=backend,
                                  address=address)

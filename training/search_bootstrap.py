@@ -15,7 +15,17 @@ then fits the networks on the positions collected so far:
 3. **Targets.** ``(1 - outcome_weight) * search + outcome_weight * result``: the search
    value on the [-1, 1] scale (with no evaluation yet, ``tanh(score difference /
    value.margin_scale)``; a proven end of the game, its result), mixed with the game's
-   final result for the player to move.
+   final result for the player to move. With ``value.score_blend`` the evaluation is
+   ``tanh(h / value.margin_scale)`` plus the value network, ``h`` plain alpha-beta's leaf
+   value (the game's search heuristic, else the score difference; the file's
+   ``score_scale``, ``mancala_envs.agents.learned_eval``), so the network is fitted to the
+   target minus that term: it learns a correction of the game's own evaluation, and the
+   search starts out as plain alpha-beta instead of as a search on an untrained network.
+   With the blend, a share of the positions (``value.holdout``, a tenth) is never fitted, and
+   the network's output is scaled by the gain in [0, 1] that predicts their targets best (least squares),
+   so a network that mostly adds noise is damped rather than let loose on the search
+   (measured: unchecked, a noisy correction made alpha-beta weaker than plain alpha-beta on
+   Afrika and Widdershins).
 4. **Fitting.** Two MLPs on the encoded mover's observation (``value.encoding``,
    ``mancala_envs.core.encodings``): the value head (mean squared error) and the policy
    head (cross-entropy with the search's move), Adam, over a replay buffer of the last
@@ -46,7 +56,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
-from mancala_envs.agents.learned_eval import LearnedEval, LearnedPolicyAgent, load_evaluation, save_evaluation
+from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, save_evaluation,
+                                               own_evaluation)
 from mancala_envs.agents.openings import OpeningSuite, opening_suite
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
 from mancala_envs.core.encodings import encode, encoding_spec
@@ -75,10 +86,11 @@ def _scaled(value: float, margin_scale: float, learned: bool) -> float:
 
 
 def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], settings: dict[str, Any]):
-    """Self-play games, one per seed: (observations, search values, search moves, results), one row per position."""
+    """Self-play games, one per seed: (observations, search values, search moves, results, the game's
+    own evaluations for the movers: ``learned_eval.own_evaluation``), one row per position."""
     net = evaluation.net() if evaluation is not None else None
     tt = TranspositionTable(16)
-    observations, values, moves, results = [], [], [], []
+    observations, values, moves, results, own = [], [], [], [], []
     for seed in seeds:
         rng = np.random.default_rng(seed)
         state = game.new_state(int(rng.integers(2**31)))
@@ -93,6 +105,7 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
             mover = state.current_player
             found = search(state, settings["depth"], tt=tt, rng=rng, evaluation=net)
             observations.append(state.observation(mover))
+            own.append(own_evaluation(state))
             values.append(_scaled(found.value, settings["margin_scale"], net is not None))
             moves.append(found.best_action)
             movers.append(mover)
@@ -101,8 +114,10 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
         final = state.returns() if state.is_terminal() else [0.0, 0.0]
         results.extend(final[m] for m in movers)
     if not observations:
-        return (np.zeros((0, game.observation_size), np.float32), np.zeros(0), np.zeros(0, np.int64), np.zeros(0))
-    return (np.array(observations, np.float32), np.array(values), np.array(moves, np.int64), np.array(results))
+        return (np.zeros((0, game.observation_size), np.float32), np.zeros(0), np.zeros(0, np.int64), np.zeros(0),
+                np.zeros(0))
+    return (np.array(observations, np.float32), np.array(values), np.array(moves, np.int64), np.array(results),
+            np.array(own))
 
 
 _WORKER: dict[str, Any] = {}
@@ -152,11 +167,14 @@ class SearchBootstrapTrainer:
         self.buffer: list[tuple[np.ndarray, ...]] = []
         self._periodic_suite: OpeningSuite | None = None
         self.learned = False  # the evaluation has been fitted at least once
+        self.score_scale = 1.0 / self.cfg.margin_scale if self.cfg.score_blend else 0.0
+        self.value_gain = 1.0  # the network's output scale in the evaluation file (set on held-out positions)
 
     # files -----------------------------------------------------------------------------------------
     def _save_checkpoint(self) -> None:
         payload = {"value": self.value_net.state_dict(), "policy": self.policy_net.state_dict(),
-                   "optimizer": self.optimizer.state_dict(), "iterations": self.state.steps}
+                   "optimizer": self.optimizer.state_dict(), "iterations": self.state.steps,
+                   "value_gain": self.value_gain}
         with atomic_output(checkpoint_file(self.run_dir), suffix=".zip") as tmp:
             torch.save(payload, tmp)
         write_state(self.run_dir, self.state)
@@ -169,12 +187,16 @@ class SearchBootstrapTrainer:
         self.value_net.load_state_dict(payload["value"])
         self.policy_net.load_state_dict(payload["policy"])
         self.optimizer.load_state_dict(payload["optimizer"])
+        self.value_gain = float(payload.get("value_gain", 1.0))
         self.learned = True
         self.echo(f"resumed from {path} after iteration {self.state.steps}")
 
     def _save_evaluation(self) -> LearnedEval:
+        value = _layers(self.value_net)
+        value[-1] = (value[-1][0] * self.value_gain, value[-1][1] * self.value_gain)
         path = save_evaluation(self.run_dir, self.game, self.cfg.encoding, self.cfg.activation,
-                               _layers(self.value_net), _layers(self.policy_net), source="search-bootstrap")
+                               value, _layers(self.policy_net), source="search-bootstrap",
+                               score_scale=self.score_scale)
         return load_evaluation(path, self.game)
 
     # the loop --------------------------------------------------------------------------------------
@@ -216,15 +238,18 @@ class SearchBootstrapTrainer:
                     self._evaluate(evaluation, it + 1, writer)
                 self._save_checkpoint()
                 progress.update(task, completed=self.state.steps)
+                writer.add_scalar("train/value_gain", self.value_gain, it + 1)
                 self.echo(f"iteration {it + 1}/{cfg.iterations}: {positions} positions, value loss "
-                          f"{losses['value']:.4f}, policy loss {losses['policy']:.3f} "
+                          f"{losses['value']:.4f} (gain {self.value_gain:.2f}), policy loss {losses['policy']:.3f} "
                           f"({self.state.seconds:.0f} s)")
         progress.stop()
         writer.close()
         return self._final(evaluation or self._save_evaluation())
 
     def _add_to_buffer(self, batches) -> int:
-        self.buffer.extend(batches)
+        rng = np.random.default_rng([self.config.seed, self.state.steps])
+        share = self.cfg.holdout if self.score_scale > 0 else 0.0  # only the blend's gain needs held-out positions
+        self.buffer.extend((*b, rng.random(len(b[0])) < share) for b in batches)  # + the held-out mask
         total = sum(len(b[0]) for b in self.buffer)
         while len(self.buffer) > 1 and total - len(self.buffer[0][0]) >= self.cfg.replay:
             total -= len(self.buffer.pop(0)[0])
@@ -236,16 +261,20 @@ class SearchBootstrapTrainer:
         search_values = np.concatenate([b[1] for b in self.buffer])
         moves = np.concatenate([b[2] for b in self.buffer])
         results = np.concatenate([b[3] for b in self.buffer])
+        own = np.concatenate([b[4] for b in self.buffer])
+        held_out = np.concatenate([b[5] for b in self.buffer])
         target = (1.0 - cfg.outcome_weight) * search_values + cfg.outcome_weight * results
+        target = target - np.tanh(self.score_scale * own)  # the network's share (0 without a blend)
         x = torch.from_numpy(encode(self.spec, obs))
         y = torch.from_numpy(target.astype(np.float32))
         a = torch.from_numpy(moves)
         rng = np.random.default_rng(self.config.seed + self.state.steps)
+        fitted = np.flatnonzero(~held_out)
         value_loss = policy_loss = 0.0
         batches = 0
         for _ in range(cfg.epochs):
-            order = torch.from_numpy(rng.permutation(len(y)))
-            for start in range(0, len(y), cfg.batch_size):
+            order = torch.from_numpy(rng.permutation(fitted))
+            for start in range(0, len(order), cfg.batch_size):
                 idx = order[start:start + cfg.batch_size]
                 v = self.value_net(x[idx])[:, 0]
                 lv = nn.functional.mse_loss(v, y[idx])
@@ -256,7 +285,16 @@ class SearchBootstrapTrainer:
                 value_loss += lv.item()
                 policy_loss += lp.item()
                 batches += 1
+        if self.score_scale > 0 and held_out.any():
+            self.value_gain = self._gain(x[held_out], y[held_out])
         return {"value": value_loss / max(batches, 1), "policy": policy_loss / max(batches, 1)}
+
+    def _gain(self, x: torch.Tensor, y: torch.Tensor) -> float:
+        """The scale in [0, 1] of the network's output that best predicts held-out targets ``y``."""
+        with torch.no_grad():
+            n = self.value_net(x)[:, 0].double()
+        power = float((n * n).sum())
+        return float(np.clip(float((n * y.double()).sum()) / power, 0.0, 1.0)) if power > 0 else 0.0
 
     # evaluation ----------------------------------------------------------------------------------
     def _suite(self, openings: int, purpose: int) -> OpeningSuite:

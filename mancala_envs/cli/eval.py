@@ -11,6 +11,10 @@ marked) and writes ``eval-<time>.csv`` and ``.json`` next to the model (or to ``
 atomically (``mancala_envs.training.evaluation.evaluate_saved_model``). ``--json`` prints
 one report per ``--against`` opponent, one JSON object a line, each with exactly the keys of
 ``mancala match --json``.
+
+A value-trainer run folder (``algo: search-bootstrap``) plays its search agent,
+``alphabeta:depth=D,eval=RUN_DIR`` with the run's ``value.eval_depth`` (what the run's own
+report measures); ``--bare`` plays its bare policy network (``policy:RUN_DIR``) instead.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="openings per pair of opponents for their ratings (default 10; 0: none)")
     add_backend_arguments(parser)
     parser.add_argument("--out", metavar="DIR", help="where to write the CSV and JSON (default: beside the model)")
+    parser.add_argument("--bare", action="store_true",
+                        help="value-trainer runs: play the bare policy network instead of the search agent")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar or lines on stderr")
     parser.add_argument("--json", action="store_true",
                         help="print one report per --against opponent (a JSON object a line)")
@@ -55,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     result = evaluate_saved_model(args.model, args.against, lambda game: suite_from_args(game, args),
                                   args.ladder_openings, env_id=args.env, game_options=list(args.options),
                                   out_dir=Path(args.out) if args.out else None, echo=echo,
-                                  progress=not args.no_progress, backend=args.backend, address=args.address)
+                                  progress=not args.no_progress, backend=args.backend, address=args.address,
+                                  bare=args.bare)
     if args.json:
         for row, match in zip(result.rows, result.matches):
             if row["opponent"] in args.against:
