@@ -145,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
         "table_cuts": result.table_cuts,
         "etc_cuts": result.etc_cuts,
         "bound_cuts": result.bound_cuts,
+        "expanded": result.expanded,
+        "first_move_cut_rate": round(result.first_move_cuts / max(result.move_cuts, 1), 4),
         "iterations": result.iterations,
         "threads": result.threads,
         "table_bytes": result.table_bytes,
