@@ -88,6 +88,9 @@ INF = 32000  # beyond any score difference: "no bound"
 MAX_STACK = 4096  # deepest line the solver follows
 BUCKET = 4  # entries per bucket: 4 x 16 bytes, one cache line
 ENTRY_BYTES = 16
+# Kalah(6,4), Irving's rules, one thread: 59 M nodes with a 1 GiB table, 156 M with 2 GiB (not
+# understood yet: a table-size sweep is due), so the default stops at 1 GiB
+DEFAULT_TABLE_BYTES = 1 << 30
 DEEPENING_NODES = 1_000_000  # the deepening stage stops after its iteration that passes this
 INLINE_KERNEL = True  # the kernel's code compiled into the loop (core.inline): faster, slower to compile
 
@@ -102,7 +105,8 @@ S_BOUND_CUTS = 6
 S_EXPANDED = 7  # nodes whose moves were searched
 S_CUTS = 8  # of those, cut off by a searched move
 S_FIRST_CUTS = 9  # ... by the first move searched (ordering quality)
-NUM_STATS = 10
+S_HORIZON = 10  # leaves of a depth-limited search valued by the score difference
+NUM_STATS = 11
 
 _U16 = np.uint64(16)
 _U32 = np.uint64(32)
@@ -146,11 +150,11 @@ class SolverTable:
     """The solver's transposition table: ``2**bits`` buckets of ``BUCKET`` lockless entries.
 
     ``memory`` (bytes, or a size such as ``"1G"``): the largest power of two of buckets that
-    fits; default a quarter of the free memory, at most 2 GiB.
+    fits; default a quarter of the free memory, at most ``DEFAULT_TABLE_BYTES``.
     """
 
     def __init__(self, memory: int | str | None = None):
-        budget = parse_memory(memory) if memory is not None else min(free_memory_bytes() // 4, 2 << 30)
+        budget = parse_memory(memory) if memory is not None else min(free_memory_bytes() // 4, DEFAULT_TABLE_BYTES)
         buckets = max(1, budget // (BUCKET * ENTRY_BYTES))
         self.bits = int(buckets).bit_length() - 1
         # entry i: words [2i] = key ^ data, [2i + 1] = data (bounds, move, work)
@@ -356,6 +360,8 @@ def _build_solver(kernel, oracle):
             if cp < 0 or plies(child, params) >= s.max_plies or d + 1 >= s.max_stack or plies_left == 1:
                 if cp >= 0 and plies_left != 1:
                     stats[S_CAP_HITS] += 1
+                elif cp >= 0:
+                    stats[S_HORIZON] += 1
                 v = margin(child, params, line, me)
             else:  # a child in the database is valued on the spot, like an end
                 exact = oracle(child, params, endgame, cp)
@@ -734,7 +740,10 @@ def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: bo
         for depth in range(2, 64, 2):
             if runner.nodes_now() > DEEPENING_NODES:
                 break
+            horizon = runner.totals[S_HORIZON]
             guess, _, _, _, _, _ = converge(settings._replace(depth=depth), guess, -INF, INF, "deepening", depth)
+            if runner.totals[S_HORIZON] == horizon:
+                break  # no line reached the depth: deeper iterations would repeat this one
     lower, upper = -INF, INF
     if settings.score_total >= 0:  # the whole range the value can lie in
         scores = state.scores()

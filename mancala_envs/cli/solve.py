@@ -32,7 +32,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--line", action="store_true", help="also print a line of perfect play to the end")
     p.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop after S seconds (bounds so far)")
     p.add_argument("--memory", default=None, metavar="SIZE",
-                   help="transposition table size, e.g. 512M or 2G (default: a quarter of the free memory, at most 2G)")
+                   help="transposition table size, e.g. 512M or 2G (default: a quarter of the free memory, at most 1G)")
     p.add_argument("--threads", type=int, default=2, help="search threads sharing the table (default 2)")
     p.add_argument("--endgame", default="auto", metavar="auto|none|N",
                    help="Kalah endgame database: the default size, none, or N seeds on the board")
