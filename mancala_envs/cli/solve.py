@@ -145,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
         "etc_cuts": result.etc_cuts,
         "bound_cuts": result.bound_cuts,
         "expanded": result.expanded,
+        "move_cuts": result.move_cuts,
         "first_move_cut_rate": round(result.first_move_cuts / max(result.move_cuts, 1), 4),
         "iterations": result.iterations,
         "threads": result.threads,
