@@ -47,8 +47,8 @@ How it searches
 * **Move ordering** (``ordering=True``): the table's move, then moves that keep the turn
   (extra turns), then by the score they gain at once (captures), then the higher action
   first (in Kalah the hole nearest the store, whose extra turn leaves the others' intact:
-  Kalah(6,3) 2.45 M nodes and 91% of cut-offs by the first move, against 6.20 M and 82%
-  lowest action first).
+  Kalah(6,3), deepening on: 2.45 M nodes and 91% of cut-offs by the first move, against
+  6.20 M and 82% lowest action first).
 * **Endgame databases** (Kalah family, ``agents.endgame``): a node with at most ``N``
   seeds on the board takes its exact value from the database.
 * **Both cores** (``threads=2``): lazy SMP, every thread searching the same window over the
