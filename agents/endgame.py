@@ -47,6 +47,7 @@ import numpy as np
 from numba import njit
 
 from mancala_envs.core.files import atomic_output
+from mancala_envs.core.compiled import cached_njit
 from mancala_envs.core.game import Game, State
 from mancala_envs.core.inline import inline_kernel, unowned
 from mancala_envs.core.jit_helpers import copy_into
@@ -179,7 +180,6 @@ def _build_layer_function(kernel):
                 best = v
         return best, -1
 
-    @njit(nogil=True)
     def build_range(params_owned, template, values_owned, offsets, ways, seeds, first, last, done_owned):
         """Solve positions ``first`` to ``last - 1`` of layer ``seeds`` (and what they need)."""
         params = unowned(params_owned)
@@ -211,7 +211,7 @@ def _build_layer_function(kernel):
                 done[0] += 4096 if start + 4096 <= last else last - start
         return 0
 
-    return build_range
+    return cached_njit(build_range, nogil=True)  # on disk: a new process loads it instead of compiling
 
 
 _BUILDERS: dict = {}
@@ -280,7 +280,7 @@ def build(game: Game, max_seeds: int, threads: int = 2,
 class Endgame:
     """A table with the oracle that reads it (``solve(endgame=...)``, ``analysis.value``)."""
 
-    oracle = kalah_oracle
+    oracle = staticmethod(kalah_oracle)  # not a bound method: the solver compiles once per oracle
 
     def __init__(self, game: Game, tables: EndgameTables, build_seconds: float = 0.0, loaded: bool = False):
         self.rules = rules_of(game)

@@ -1,8 +1,9 @@
-"""Alpha-beta search and the exact solver, compiled by numba over any game's kernel.
+"""Alpha-beta search, compiled by numba over any game's kernel.
 
-Both run the same jitted negamax (``_build_negamax``), which only calls the kernel contract
+It runs a jitted negamax (``_build_negamax``), which only calls the kernel contract
 (``mancala_envs.core.game``): it works for every id ``mancala_envs.list_envs()`` returns,
-including ids registered later, with no per-game code.
+including ids registered later, with no per-game code. The exact solver is
+``mancala_envs.agents.solver`` (its own loop).
 
 Negamax with same-player moves
 ------------------------------
@@ -24,9 +25,8 @@ to move at the node being searched.
 
 * leaf at the depth limit, or a position at the game's ply cap (a truncation, which is
   neither win nor loss): ``d``.
-* end of the game: alpha-beta agents use ``1e6 * returns[me] + d`` (a win always beats any
-  score margin, then the margin counts); the solver uses ``d`` alone, so its value is the
-  final score difference under perfect play.
+* end of the game: ``1e6 * returns[me] + d`` (a win always beats any score margin, then the
+  margin counts).
 
 Per family, what ``d`` means:
 
@@ -40,8 +40,8 @@ per kernel serves every weight set, and the forward pass runs in the compiled lo
 end of the game stays ``WIN_BONUS * result + d`` (a draw: 0, the evaluation's even value).
 
 A game may replace ``d`` at depth-limit leaves by its own evaluation
-(``Game.search_heuristic``, a jitted ``(state, params, player) -> float``); the solver and
-ends of the game always use ``d``. Per family:
+(``Game.search_heuristic``, a jitted ``(state, params, player) -> float``); ends of the
+game always use ``d``. Per family:
 
 * **Kalah** (every ``kalah-*`` id): store minus store. At the end the seeds left in the
   rows are already moved into the stores (``leftover="owner"``) or count for nobody
@@ -81,13 +81,6 @@ Budgets
 clock (``numba.objmode``, ``time.perf_counter``) every 1024 nodes and abandons an
 iteration that overruns; the move of the last completed iteration is played. Depth 1 is
 always completed, so an agent always answers.
-
-Exact solver
-------------
-The exact solver is ``mancala_envs.agents.solver`` (its own loop: position keys, bucketed
-table, endgame databases). This loop's solver branches (``settings.solver``, score bounds)
-are no longer reached from ``search``; they are left for removal together with the loop's
-next rework (see the speed issue), since each change here costs a recompile of every kernel.
 """
 
 from __future__ import annotations
@@ -113,8 +106,7 @@ __all__ = ["AlphaBetaAgent", "SearchStats", "TranspositionTable", "search"]
 
 NEG_INF = -1.0e18
 WIN_BONUS = 1.0e6
-SOLVER_DEPTH = 1 << 30
-MAX_STACK = 4096  # deepest line the solver follows when the game has no ply cap
+MAX_STACK = 4096  # deepest line a search follows
 
 FLAG_EXACT = 1
 FLAG_LOWER = 2
@@ -163,17 +155,15 @@ class TranspositionTable:
 class SearchSettings(NamedTuple):
     """One negamax call's window, depth and rules."""
 
-    depth: int  # plies to search (SOLVER_DEPTH: to the end)
+    depth: int  # plies to search
     alpha: float  # the root's window, mover's view
     beta: float
-    solver: bool  # True: the value of an end of the game is the score difference alone
     key_mode: int  # KEY_STATE or KEY_OBS
     max_plies: int  # the game's ply_cap (NO_PLY_CAP for none)
     max_stack: int  # deepest ply followed (beyond: valued like a cap)
     deadline: float  # perf_counter() time to give up at; <= 0: none
     use_heuristic: bool  # False: leaves are valued by the score difference
     use_eval: bool  # True: leaves are valued by the learned evaluation (SearchBuffers.evaluation)
-    score_total: float  # Game.search_score_total (scores only grow, their final sum is at most this); < 0: none
 
 
 class SearchTables(NamedTuple):
@@ -297,7 +287,7 @@ def _sort_moves(line, tables, mask, priority, d, tt_move):
 
 
 @njit(cache=True, inline="always")
-def _open_child(line, d, same_player, solver_depth):
+def _open_child(line, d, same_player):
     """Set up ply ``d + 1``'s window and depth for a search of node ``d``'s current move."""
     line.same_player[d] = same_player
     if same_player:
@@ -306,8 +296,7 @@ def _open_child(line, d, same_player, solver_depth):
     else:
         line.alpha[d + 1] = -line.beta[d]
         line.beta[d + 1] = -line.alpha[d]
-    # to the end: every stored value is exact whatever the ply it was found at
-    line.depth[d + 1] = line.depth[d] if solver_depth else line.depth[d] - 1
+    line.depth[d + 1] = line.depth[d] - 1
 
 
 @njit(cache=True, inline="always")
@@ -377,27 +366,10 @@ def _build_negamax(kernel, heuristic):
             line.key[d] = hash_state(position)
 
     @njit(inline="always")
-    def score_bound(line, buffers, params, score_total, d):
-        """(answered, bound): the final difference lies within the stones still to be won; a
-        bound outside node ``d``'s window answers it."""
-        player = line.player[d]
-        scores(line.states[d], params, buffers.scores)
-        margin = buffers.scores[player] - buffers.scores[1 - player]
-        left = score_total - buffers.scores[0] - buffers.scores[1]
-        if margin + left <= line.alpha[d]:
-            return True, margin + left
-        if margin - left >= line.beta[d]:
-            return True, margin - left
-        return False, 0.0
-
-    @njit(inline="always")
     def probe(line, tables, buffers, params, settings, d):
-        """Enter node ``d``: (answered by the TT or the score bounds, its value if so, the TT move or -1)."""
+        """Enter node ``d``: (answered by the TT, its value if so, the TT move or -1)."""
         identify(line, buffers, params, settings.key_mode, d)
-        answered, value, tt_move = _tt_probe(tables, line, d)
-        if not answered and settings.solver and settings.score_total >= 0.0 and d > 0:
-            answered, value = score_bound(line, buffers, params, settings.score_total, d)
-        return answered, value, tt_move
+        return _tt_probe(tables, line, d)
 
     @njit(inline="always")
     def learned_value(leaf, params, me, leaf_player, settings, buffers):
@@ -418,15 +390,15 @@ def _build_negamax(kernel, heuristic):
     @njit(inline="always")
     def leaf_value(leaf, params, me, leaf_player, plies_left, settings, buffers):
         """A leaf's value for ``me``: the learned evaluation, the heuristic, or the score
-        difference (plus ``WIN_BONUS * result`` at the end of the game, except for the
-        solver; with a learned evaluation a draw is worth 0, its scale)."""
-        if leaf_player >= 0 and settings.use_eval and not settings.solver:
+        difference (plus ``WIN_BONUS * result`` at the end of the game; with a learned
+        evaluation a draw is worth 0, its scale)."""
+        if leaf_player >= 0 and settings.use_eval:
             return learned_value(leaf, params, me, leaf_player, settings, buffers)
         if leaf_player >= 0 and settings.use_heuristic and plies_left <= 1:
             return heuristic(leaf, params, me)
         scores(leaf, params, buffers.scores)
         value = buffers.scores[me] - buffers.scores[1 - me]
-        if leaf_player < 0 and not settings.solver:
+        if leaf_player < 0:
             returns(leaf, params, buffers.returns)
             if settings.use_eval and buffers.returns[me] == 0.0:
                 return 0.0
@@ -449,7 +421,7 @@ def _build_negamax(kernel, heuristic):
             if child_player >= 0 and plies_left > 1:
                 stats[S_CAP_HITS] += 1
             return False, leaf_value(child, params, me, child_player, plies_left, settings, buffers)
-        _open_child(line, d, child_player == me, settings.depth == SOLVER_DEPTH)
+        _open_child(line, d, child_player == me)
         return True, 0.0
 
     @cached_njit
@@ -540,13 +512,11 @@ def _negamax_for(game: Game, max_stack: int, evaluation: EvalNet | None = None):
     return negamax
 
 
-def _settings(game: Game, depth: int, solver: bool, key: str, max_stack: int,
-              score_total: int | None = None, use_eval: bool = False) -> SearchSettings:
+def _settings(game: Game, depth: int, key: str, max_stack: int, use_eval: bool = False) -> SearchSettings:
     """The settings of a search of ``game`` with a full window and no deadline."""
-    return SearchSettings(depth=int(depth), alpha=NEG_INF, beta=-NEG_INF, solver=solver, key_mode=KEY_MODES[key],
+    return SearchSettings(depth=int(depth), alpha=NEG_INF, beta=-NEG_INF, key_mode=KEY_MODES[key],
                           max_plies=game.ply_cap, max_stack=int(max_stack), deadline=0.0,
-                          use_heuristic=game.search_heuristic is not None, use_eval=bool(use_eval),
-                          score_total=-1.0 if score_total is None else float(score_total))
+                          use_heuristic=game.search_heuristic is not None, use_eval=bool(use_eval))
 
 
 def _eval_net(evaluation: LearnedEval | EvalNet | None, game: Game) -> EvalNet | None:
@@ -604,7 +574,7 @@ def search(
     value, best, done_depth, aborted, nodes, caps = 0.0, -1, 0, False, 0, 0
     root = state.array.copy()
     net = _eval_net(evaluation, game)
-    settings = _settings(game, 1, False, key, min(max_depth, MAX_STACK) + 1, use_eval=net is not None)
+    settings = _settings(game, 1, key, min(max_depth, MAX_STACK) + 1, use_eval=net is not None)
     tables = SearchTables(tt.entries, history, root_priority, stats)
     negamax = _negamax_for(game, settings.max_stack, net)
     for d in range(1, max_depth + 1):

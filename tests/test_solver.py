@@ -15,6 +15,7 @@ from mancala_envs.agents import endgame
 from mancala_envs.agents import make_agent
 from mancala_envs.agents.analysis import optimal_move_rate, value
 from mancala_envs.agents.solver import SolverTable, parse_memory, perfect_line, solve
+from mancala_envs.cli import main
 from mancala_envs.core.errors import MancalaError
 from test_agents_search import Budget, minimax, positions
 
@@ -179,3 +180,28 @@ def test_optimal_move_rate_on_positions_of_real_games(tmp_path, monkeypatch):
     players = (make_agent("greedy", seed=0), make_agent("greedy", seed=1))
     perfect = optimal_move_rate(make_agent("solver:memory=4M"), game, positions=8, seed=2, players=players)
     assert perfect.positions == 8 and perfect.rate == 1.0 and perfect.mean_loss == 0
+
+
+@pytest.mark.parametrize("name", sorted(KALAH_RULES))
+def test_position_key_without_the_stores_equals_the_full_state_key(name, monkeypatch):
+    # the key leaves the stores out and the table holds values relative to the mover's margin;
+    # keyed on the whole state with absolute values instead, every solve must agree
+    game = kalah(name, pits=3, seeds=2)
+    keyed = []
+    for state in positions(game, 6, seed=9, max_moves=8):
+        keyed.append((state, solve(state, memory="4M", endgame=None)))
+    full = np.arange(game.state_size, dtype=np.int64)
+    monkeypatch.setattr(type(game), "position_key_indices", lambda self: full)
+    monkeypatch.setattr(type(game), "key_excludes_scores", False)
+    for state, by_key in keyed:
+        by_state = solve(state, memory="4M", endgame=None)
+        assert by_key.mover_value == by_state.mover_value and by_key.exact and by_state.exact, state.to_json()
+
+
+def test_solve_command_time_limit_is_respected(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("MANCALA_ENVS_CACHE", str(tmp_path))
+    assert main(["solve", "kalah-irving2000-v0", "pits=6", "seeds=6", "--json", "--quiet", "--endgame", "none",
+                 "--memory", "64M", "--time-limit", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert not out["exact"] and out["lower"] <= out["value"] <= out["upper"]
+    assert out["total_seconds"] < 60  # stopped, not run to the end (no tight threshold: shared machines)

@@ -227,6 +227,11 @@ class Game(ABC):
     #: difference. Set by a game whose scores say nothing in some phase (a setup).
     search_heuristic: Callable | None = None
 
+    #: True when no rule reads the scores (moves only add to them) and ``position_key_indices``
+    #: leaves them out: the exact solver's table then holds values relative to the mover's
+    #: current margin, so positions that differ only in their scores share one entry.
+    key_excludes_scores: bool = False
+
     def position_key_indices(self) -> np.ndarray:
         """The state entries that decide the future of the game (int64 indices into the state).
 

@@ -578,11 +578,14 @@ class KalahGame(Game):
             obs += 4
         return 2 * n + 2 + HEADER_SIZE, num_actions, obs
 
+    key_excludes_scores = True  # the stores only add up: no rule reads them
+
     def position_key_indices(self) -> np.ndarray:
-        """The holes, stores, mover and phase: the ply counter and the last move decide nothing
-        (``max_plies`` aside)."""
-        head = 2 * self.pits + 2
-        return state_indices_except(self, [head + H_PLIES, head + H_LAST_ACTION, head + H_LAST_PLAYER])
+        """The holes, mover and phase: the stores only add up, and the ply counter and the last
+        move decide nothing (``max_plies`` aside)."""
+        n = self.pits
+        head = 2 * n + 2
+        return state_indices_except(self, [n, 2 * n + 1, head + H_PLIES, head + H_LAST_ACTION, head + H_LAST_PLAYER])
 
     @property
     def pits(self) -> int:
