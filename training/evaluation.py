@@ -122,6 +122,23 @@ def evals_csv(rows: list[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
+def record_evaluation(rows: list[dict[str, Any]], matches: list[PairedResult], ladder: list[PairedResult],
+                      evals: list[dict[str, Any]], csv_path: Path,
+                      log: Callable[[str, float], None]) -> tuple[float, str]:
+    """A periodic evaluation's bookkeeping, the same for every trainer: the learner's Elo from
+    ``ladder`` and ``matches`` on each row, the scores sent to ``log(tag, value)`` (TensorBoard),
+    the rows appended to ``evals`` and the whole list rewritten to ``csv_path``. Returns the Elo
+    and a one-line summary of the scores."""
+    elo = float(learner_ratings(ladder, matches).as_dict()[LEARNER]["elo"])
+    for row in rows:
+        row["learner_elo"] = elo
+        log(f"eval/score_vs_{row['opponent']}", row["score"])
+    log("eval/learner_elo", elo)
+    evals.extend(rows)
+    write_text_atomic(csv_path, evals_csv(evals))
+    return elo, ", ".join(f"{r['opponent']} {r['score']:.0%}" for r in rows)
+
+
 # -- mancala eval ----------------------------------------------------------------------------------
 @dataclass
 class SavedModelEvaluation:

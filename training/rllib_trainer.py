@@ -61,12 +61,13 @@ from mancala_envs.agents.learned_eval import EVAL_FILE, LearnedPolicyAgent
 from mancala_envs.agents.openings import OpeningSuite, opening_suite
 from mancala_envs.agents.progress import Progress
 from mancala_envs.agents.ray_backend import connect
-from mancala_envs.core.files import atomic_output, write_text_atomic
+from mancala_envs.core.files import atomic_output
 from mancala_envs.registry import make_game
 from mancala_envs.wrappers.rllib import MancalaMultiAgentEnv
 
 from .config import ConfigError, TrainConfig
-from .evaluation import LEARNER, evals_csv, evaluate, ladder_from_json, ladder_results, ladder_to_json, learner_ratings
+from .evaluation import (LEARNER, evaluate, ladder_from_json, ladder_results, ladder_to_json, learner_ratings,
+                         record_evaluation)
 from .report import build_report, write_report
 from .run_folder import RunState, checkpoint_file, save_checkpoint, snapshot_file
 
@@ -271,14 +272,8 @@ class RLlibTrainer:
                                  list(cfg.pool.baselines), backend=cfg.backend, address=self.address)
         ladder = ladder_from_json(self.state.ladder, self._suite(cfg.eval.ladder_openings, SUITE_LADDER)) \
             if self.state.ladder else []
-        elo = float(learner_ratings(ladder, matches).as_dict()[LEARNER]["elo"])
-        for row in rows:
-            row["learner_elo"] = elo
-            writer.add_scalar(f"eval/score_vs_{row['opponent']}", row["score"], steps)
-        writer.add_scalar("eval/learner_elo", elo, steps)
-        self.state.evals.extend(rows)
-        write_text_atomic(self.run_dir / "evals.csv", evals_csv(self.state.evals))
-        summary = ", ".join(f"{r['opponent']} {r['score']:.0%}" for r in rows)
+        elo, summary = record_evaluation(rows, matches, ladder, self.state.evals, self.run_dir / "evals.csv",
+                                         lambda tag, value: writer.add_scalar(tag, value, steps))
         self.echo(f"step {steps}: scores {summary}; learner Elo {elo:+.0f}")
 
     def _final_report(self, steps: int) -> dict[str, Any]:

@@ -66,7 +66,7 @@ from mancala_envs.core.game import Game
 from mancala_envs.registry import make_game
 
 from .config import TrainConfig
-from .evaluation import LEARNER, evals_csv, evaluate, ladder_results, ladder_to_json, learner_ratings
+from .evaluation import LEARNER, evaluate, ladder_results, ladder_to_json, learner_ratings, record_evaluation
 from .report import build_report, results_table, write_report
 from .run_folder import RunState, checkpoint_file, write_state
 
@@ -311,14 +311,8 @@ class SearchBootstrapTrainer:
             self._periodic_suite = self._suite(self.config.eval.openings, SUITE_PERIODIC)
         rows, matches = evaluate(self.game, self.search_agent(evaluation), self.config.eval.ladder,
                                  self._periodic_suite, iteration)
-        elo = float(learner_ratings([], matches).as_dict()[LEARNER]["elo"])
-        for row in rows:
-            row["learner_elo"] = elo
-            writer.add_scalar(f"eval/score_vs_{row['opponent']}", row["score"], iteration)
-        writer.add_scalar("eval/learner_elo", elo, iteration)
-        self.state.evals.extend(rows)
-        write_text_atomic(self.run_dir / "evals.csv", evals_csv(self.state.evals))
-        summary = ", ".join(f"{r['opponent']} {r['score']:.0%}" for r in rows)
+        _, summary = record_evaluation(rows, matches, [], self.state.evals, self.run_dir / "evals.csv",
+                                       lambda tag, value: writer.add_scalar(tag, value, iteration))
         self.echo(f"iteration {iteration}: alphabeta:depth={self.cfg.eval_depth},eval=RUN scores {summary}")
 
     def _final(self, evaluation: LearnedEval) -> dict[str, Any]:

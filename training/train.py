@@ -33,18 +33,18 @@ from mancala_envs.agents.frozen_policy import PolicyOpponent, save_policy_evalua
 from mancala_envs.agents.openings import OpeningSuite, opening_suite
 from mancala_envs.agents.policy import PolicyAgent
 from mancala_envs.agents.progress import Progress
-from mancala_envs.core.files import atomic_output, write_text_atomic
+from mancala_envs.core.files import atomic_output
 from mancala_envs.registry import make_game
 
 from .config import TrainConfig
 from .evaluation import (
     LEARNER,
-    evals_csv,
     evaluate,
     ladder_from_json,
     ladder_results,
     ladder_to_json,
     learner_ratings,
+    record_evaluation,
 )
 from .report import build_report, write_report
 from .run_folder import RunState, checkpoint_file, save_checkpoint, snapshot_file
@@ -193,15 +193,9 @@ class Trainer:
         rows, matches = evaluate(self.game, learner, cfg.ladder, self._periodic_suite, steps,
                                  list(self.config.pool.baselines), backend=self.config.backend,
                                  address=self.config.ray_address or None)
-        elo = float(learner_ratings(self._ladder(), matches).as_dict()[LEARNER]["elo"])
-        for row in rows:
-            row["learner_elo"] = elo
-            model.logger.record(f"eval/score_vs_{row['opponent']}", row["score"])
-        model.logger.record("eval/learner_elo", elo)
+        elo, summary = record_evaluation(rows, matches, self._ladder(), self.state.evals,
+                                         self.run_dir / "evals.csv", model.logger.record)
         model.logger.dump(steps)
-        self.state.evals.extend(rows)
-        write_text_atomic(self.run_dir / "evals.csv", evals_csv(self.state.evals))
-        summary = ", ".join(f"{r['opponent']} {r['score']:.0%}" for r in rows)
         self.echo(f"step {steps}: scores {summary}; learner Elo {elo:+.0f}")
 
 
