@@ -393,8 +393,35 @@ class _TrivialMaskedVecEnv:
         return TrivialMaskedVecEnv()
 
 
-def bench_ppo_selfplay(num_envs: int, timesteps: int) -> dict[str, Any]:
-    """MaskablePPO steps/s on SelfPlayVecEnv (kalah-v0, snapshot opponent) vs a no-logic env."""
+PPO_ROUNDS = 4  # alternated rounds of ours and the trivial env per figure
+
+
+def _env_seconds(env) -> list[float]:
+    """Wrap ``env``'s calls that SB3 makes (step_wait, env_method) to add up their CPU time."""
+    spent = [0.0]
+    for name in ("step_wait", "env_method"):
+        call = getattr(env, name)
+
+        def timed(*args, _call=call, **kwargs):
+            start = time.process_time()
+            try:
+                return _call(*args, **kwargs)
+            finally:
+                spent[0] += time.process_time() - start
+
+        setattr(env, name, timed)
+    return spent
+
+
+def bench_ppo_selfplay(num_envs: int, timesteps: int, rounds: int = PPO_ROUNDS) -> dict[str, Any]:
+    """MaskablePPO steps/s on SelfPlayVecEnv (kalah-v0, snapshot opponent) vs a no-logic env.
+
+    The two learners train in alternated rounds (``timesteps / rounds`` each), so that the
+    machine's load weighs on both alike; ``ratio`` is the median of the per-round ratios of
+    wall time, ``cpu_ratio`` the same in process CPU time (steadier on a loaded machine).
+    ``env_cpu_share``: the part of our learner's CPU time spent inside the env's calls
+    (``step_wait`` and ``action_masks``), measured in place; what is left is the learner's own.
+    """
     try:
         import torch
         from sb3_contrib import MaskablePPO
@@ -411,20 +438,28 @@ def bench_ppo_selfplay(num_envs: int, timesteps: int) -> dict[str, Any]:
     env.pool.entries.clear()
     env.pool.add(PolicyOpponent.snapshot(model, "snapshot"))
     env.reset()
-    model.learn(total_timesteps=num_envs * settings["n_steps"])  # warm-up: compiles, allocates
-    start = time.perf_counter()
-    model.learn(total_timesteps=timesteps, reset_num_timesteps=False)
-    ours = timesteps / (time.perf_counter() - start)
-
     game = env.game
     trivial = _TrivialMaskedVecEnv.build(num_envs, game.observation_size, game.num_actions, 25)
     floor_model = MaskablePPO("MlpPolicy", trivial, **settings)
-    floor_model.learn(total_timesteps=num_envs * settings["n_steps"])
-    start = time.perf_counter()
-    floor_model.learn(total_timesteps=timesteps, reset_num_timesteps=False)
-    floor = timesteps / (time.perf_counter() - start)
-    return {"status": "ok", "value": ours, "unit": "steps/s", "trivial_env_steps_per_s": floor,
-            "ratio": ours / floor, "num_envs": num_envs, "timesteps": timesteps, "torch_threads": 1,
+    for learner in (model, floor_model):  # warm-up: compiles, allocates
+        learner.learn(total_timesteps=num_envs * settings["n_steps"])
+    env_cpu = _env_seconds(env)
+    per_round = max(num_envs * settings["n_steps"], timesteps // rounds)
+    wall: dict[str, list[float]] = {"ours": [], "trivial": []}
+    cpu: dict[str, list[float]] = {"ours": [], "trivial": []}
+    for _ in range(rounds):
+        for name, learner in (("ours", model), ("trivial", floor_model)):
+            start, start_cpu = time.perf_counter(), time.process_time()
+            learner.learn(total_timesteps=per_round, reset_num_timesteps=False)
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - start_cpu)
+    steps = per_round * rounds
+    return {"status": "ok", "value": steps / sum(wall["ours"]), "unit": "steps/s",
+            "trivial_env_steps_per_s": steps / sum(wall["trivial"]),
+            "ratio": statistics.median(t / o for t, o in zip(wall["trivial"], wall["ours"])),
+            "cpu_ratio": statistics.median(t / o for t, o in zip(cpu["trivial"], cpu["ours"])),
+            "env_cpu_share": env_cpu[0] / sum(cpu["ours"]), "env_cpu_us_per_step": 1e6 * env_cpu[0] / steps,
+            "rounds": rounds, "num_envs": num_envs, "timesteps": steps, "torch_threads": 1,
             "opponent": "frozen snapshot of the learner", **{k: v for k, v in settings.items() if k != "policy_kwargs"}}
 
 
@@ -853,6 +888,9 @@ def render(report: dict[str, Any]) -> str:
         f"  BatchEnv vs OpenSpiel (moves/s):        {_fmt_ratio(r['batch_vs_openspiel_moves'])}",
         f"  PPO self-play vs trivial env (steps/s): {_fmt_ratio(r['ppo_selfplay_vs_trivial_env'])} at 32 games; "
         + ", ".join(f"{n}: {_fmt_ratio(v)}" for n, v in r.get("ppo_selfplay_vs_trivial_env_by_envs", {}).items()),
+        f"    in CPU time:                          {_fmt_ratio(f['ppo_selfplay'].get('cpu_ratio'))} at 32 games; "
+        f"the env's share of the learner's CPU time: {100 * f['ppo_selfplay'].get('env_cpu_share', float('nan')):.0f}% "
+        f"({f['ppo_selfplay'].get('env_cpu_us_per_step', float('nan')):.1f} us per step)",
         f"  kernel vs OpenSpiel (moves/s):          {_fmt_ratio(r['kernel_vs_openspiel_moves'])}",
         f"  AEC env vs tictactoe_v3 (steps/s):      {_fmt_ratio(r['aec_vs_tictactoe_steps'])}",
         f"  AEC env vs OpenSpiel (moves/s):         {_fmt_ratio(r['aec_vs_openspiel_moves'])}",
