@@ -293,6 +293,10 @@ def bench_cold_start(repeats: int) -> dict[str, Any]:
     out: dict[str, Any] = {"status": "ok", "env_id": KERNEL_ID, "agents": {}}
     with tempfile.TemporaryDirectory(prefix="mancala-numba-cache-") as cache_dir:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+        # Python's bytecode cache too, as after any install (pip writes it; an editable
+        # install writes it on first import): without it every process recompiles our modules
+        # from source (about 0.2 s of CPU)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         for spec in COLD_START_AGENTS:
             first_ever = _one_process(KERNEL_ID, spec, env)
             warm = [_one_process(KERNEL_ID, spec, env) for _ in range(repeats)]
@@ -310,11 +314,16 @@ def bench_cold_start(repeats: int) -> dict[str, Any]:
 BATCH_SIZE = 1024
 
 
-def bench_batch(env_id: str, repeats: int, seconds: float, batch_size: int = BATCH_SIZE) -> dict[str, Any]:
-    """BatchEnv random play: game steps per second at B = 1024, on every core numba uses."""
+def bench_batch(env_id: str, repeats: int, seconds: float, batch_size: int = BATCH_SIZE,
+                threads: str = "chosen") -> dict[str, Any]:
+    """BatchEnv random play: game steps per second at B = 1024, on every core numba uses.
+
+    ``threads``: "chosen" (the default ``ThreadChooser``, what a user gets), "serial" or
+    "parallel" (the one compiled step forced, for comparison).
+    """
     import numba
 
-    from mancala_envs.vector import BatchEnv
+    from mancala_envs.vector import BatchEnv, ThreadChooser
 
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     try:
@@ -322,6 +331,8 @@ def bench_batch(env_id: str, repeats: int, seconds: float, batch_size: int = BAT
         batch = BatchEnv(env_id, batch_size, seed=0)
         batch.step(batch.sample_actions())  # compiles
         compile_seconds = time.perf_counter() - start
+        if threads != "chosen" and batch.threads is not None:
+            batch.threads = ThreadChooser.always(threads == "parallel")
 
         def run_for(budget: float):
             steps = 0
@@ -338,7 +349,32 @@ def bench_batch(env_id: str, repeats: int, seconds: float, batch_size: int = BAT
     finally:
         numba.set_num_threads(1)
     return _summary(rates, "steps/s", batch_size=batch_size, threads=numba.config.NUMBA_NUM_THREADS,
-                    steps=steps, seconds=spent, first_call_seconds=compile_seconds)
+                    step_mode=threads, steps=steps, seconds=spent, first_call_seconds=compile_seconds)
+
+
+_BUSY_LOOP = "import time\nend = time.time() + 600\nwhile time.time() < end: pass"
+
+
+def bench_batch_modes(env_id: str, repeats: int, seconds: float, batch_size: int = BATCH_SIZE) -> dict[str, Any]:
+    """BatchEnv with each step forced serial or parallel, then all three with one core kept busy.
+
+    The busy core: one more Python process spinning at the same priority (stopped at the end),
+    the case the issue asks about ("degrades gracefully when a core is busy").
+    """
+    import subprocess
+
+    out: dict[str, Any] = {"status": "ok"}
+    for mode in ("serial", "parallel"):
+        out[mode] = bench_batch(env_id, repeats, seconds, batch_size, threads=mode)
+    busy = subprocess.Popen([sys.executable, "-c", _BUSY_LOOP])
+    try:
+        time.sleep(0.2)
+        for mode in ("chosen", "serial", "parallel"):
+            out[f"busy_core_{mode}"] = bench_batch(env_id, repeats, seconds, batch_size, threads=mode)
+    finally:
+        busy.kill()
+        busy.wait()
+    return out
 
 
 class _TrivialMaskedVecEnv:
@@ -706,6 +742,7 @@ def run(mode: str) -> dict[str, Any]:
     size = 64 if mode == "smoke" else BATCH_SIZE
     g_rep, g_sec = plan["batch"]
     figures["batch"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_batch(KERNEL_ID, g_rep, g_sec, size)})
+    figures["batch_modes"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_batch_modes(KERNEL_ID, g_rep, g_sec, size)})
     h_rep, h_sec = plan["batch_by_id"]
     figures["batch_by_id"] = {
         env_id: _guard(lambda e=env_id: bench_batch(e, h_rep, h_sec, size)) for env_id in mancala_envs.list_envs()
@@ -852,6 +889,15 @@ def render(report: dict[str, Any]) -> str:
     row("(e) Kalah(6,4) by hand in plain Python", f["plain_python"])
     row(f"(f) State API loop, {KERNEL_ID}", f["state_api"])
     row(f"(g) BatchEnv random play, {KERNEL_ID}, B={BATCH_SIZE}", f["batch"])
+    modes = f.get("batch_modes", {})
+    if modes.get("status") == "ok":
+        row("    every step serial (one thread)", modes["serial"])
+        row("    every step parallel", modes["parallel"])
+        row("    one core busy: threads chosen per step", modes["busy_core_chosen"])
+        row("    one core busy: every step serial", modes["busy_core_serial"])
+        row("    one core busy: every step parallel", modes["busy_core_parallel"])
+    elif modes:
+        row("(g) BatchEnv serial / parallel / busy core", modes)
     for env_id, fig in f.get("batch_by_id", {}).items():
         row(f"(g) BatchEnv random play, {env_id}", fig)
     for envs, fig in f.get("ppo_selfplay_by_envs", {"?": f["ppo_selfplay"]}).items():

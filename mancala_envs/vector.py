@@ -69,38 +69,49 @@ PARALLEL_MIN_GAMES = 256
 
 
 class ThreadChooser:
-    """Picks the thread count of each parallel step by timing both: one thread or all of numba's.
+    """Picks, step by step, the serial step or the parallel one (on numba's threads), by timing both.
 
     On a quiet machine the threads split the batch; on a busy one a worker thread waits for a
     core, and a step that waits for it took 30 to 300 times longer than one thread alone
     (measured: see benchmarks/README.md, "BatchEnv under load"). So every ``every`` steps the
-    next ``2 * trials`` steps alternate the two counts, and the one with the shorter median
-    step is used until the next round. The games are the same whatever the count.
+    next ``2 * trials`` steps alternate the two, and the one with the shorter median step is
+    used until the next round. The games are the same either way.
+
+    The choice is between two compiled steps, not two thread counts: numba's
+    ``set_num_threads`` costs about 4 us per call from Python (a step of 1024 Kalah games on
+    two cores takes about 50), and calling it inside the step would make the step uncacheable.
+    A caller that set numba to one thread (``numba.set_num_threads(1)``) gets one thread.
     """
 
-    def __init__(self, most: int, every: int = 500, trials: int = 4):
-        self.choices = (1, most)
+    def __init__(self, every: int = 500, trials: int = 4):
         self.every = every
         self.trials = trials
-        self.current = most
+        self.current = True  # parallel
         self.steps = 0
-        self.timings: dict[int, list[float]] = {1: [], most: []}
+        self.timings: dict[bool, list[float]] = {False: [], True: []}
 
-    def next_count(self) -> int:
-        """The thread count for the coming step."""
+    @classmethod
+    def always(cls, parallel: bool) -> "ThreadChooser":
+        """A chooser that never times and always picks ``parallel`` (for measurements)."""
+        chooser = cls(trials=0)
+        chooser.current = parallel
+        return chooser
+
+    def next_choice(self) -> bool:
+        """Whether the coming step runs in parallel."""
         phase = self.steps % self.every
-        return self.choices[phase % 2] if phase < 2 * self.trials else self.current
+        return phase % 2 == 1 if phase < 2 * self.trials else self.current
 
-    def record(self, threads: int, seconds: float) -> None:
-        """The step just run used ``threads`` threads and took ``seconds``."""
+    def record(self, parallel: bool, seconds: float) -> None:
+        """The step just run (parallel or not) took ``seconds``."""
         phase = self.steps % self.every
         self.steps += 1
         if phase >= 2 * self.trials:
             return
-        self.timings[threads].append(seconds)
+        self.timings[parallel].append(seconds)
         if phase == 2 * self.trials - 1:
-            one, most = (sorted(self.timings[c])[len(self.timings[c]) // 2] for c in self.choices)
-            self.current = self.choices[0] if one < most else self.choices[1]
+            serial, parallel_time = (sorted(t)[len(t) // 2] for t in (self.timings[False], self.timings[True]))
+            self.current = parallel_time < serial
             for times in self.timings.values():
                 times.clear()
 
@@ -116,7 +127,7 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
     init, legal_mask, apply, current_player, scores, returns, observe, plies = inline_kernel(kernel)
 
     @njit(inline="always")
-    def play_one(states, params, actions, max_plies, masks, obs, players, rewards, terminated, truncated,
+    def play_one(states, params, actions, max_plies, masks, counts, obs, players, rewards, terminated, truncated,
                  final_obs, final_scores, i):
         """Play game ``i``'s action; fill its next mask and observation, or its final ones."""
         row = states[i]
@@ -133,11 +144,11 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
             scores(row, params, final_scores[i])
         else:
             players[i] = player
-            legal_mask(row, params, masks[i])
+            counts[i] = legal_mask(row, params, masks[i])
             observe(row, params, player, obs[i])
 
     @njit(inline="always")
-    def deal(states, params, pool, pool_at, masks, obs, players, episodes, i):
+    def deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i):
         """The next dealt game (``pool[pool_at[0]]``) in slot ``i``, with its mask, observation and player."""
         row = states[i]
         start = pool[pool_at[0]]
@@ -147,11 +158,12 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
         episodes[i] += 1
         player = current_player(row, params)
         players[i] = player
-        legal_mask(row, params, masks[i])
+        counts[i] = legal_mask(row, params, masks[i])
         observe(row, params, max(player, 0), obs[i])
 
-    def step(states_owned, params_owned, actions, active, max_plies, pool_owned, pool_at, masks_owned, obs_owned,
-             players, rewards_owned, terminated, truncated, final_obs_owned, final_scores_owned, episodes, movers):
+    def step(states_owned, params_owned, actions, active, max_plies, pool_owned, pool_at, masks_owned, counts,
+             obs_owned, players, rewards_owned, terminated, truncated, final_obs_owned, final_scores_owned, episodes,
+             movers):
         """Play the active games; returns -1, or the first game with an illegal action (then nothing moves)."""
         # views without reference counts: the caller's arrays outlive this call
         states, params, masks, obs, pool = unowned((states_owned, params_owned, masks_owned, obs_owned, pool_owned))
@@ -170,19 +182,19 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
             terminated[i] = False
             truncated[i] = False
             if active[i]:
-                play_one(states, params, actions, max_plies, masks, obs, players, rewards, terminated, truncated,
-                         final_obs, final_scores, i)
+                play_one(states, params, actions, max_plies, masks, counts, obs, players, rewards, terminated,
+                         truncated, final_obs, final_scores, i)
         # Serial on purpose: new games come from the pool in slot order, so the same seed
         # gives the same games whatever the thread count.
         for i in range(n):
             if terminated[i] or truncated[i]:
-                deal(states, params, pool, pool_at, masks, obs, players, episodes, i)
+                deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i)
         return -1
 
-    def reset_all(states_owned, params_owned, pool_owned, pool_at, masks_owned, obs_owned, players, episodes):
+    def reset_all(states_owned, params_owned, pool_owned, pool_at, masks_owned, counts, obs_owned, players, episodes):
         states, params, masks, obs, pool = unowned((states_owned, params_owned, masks_owned, obs_owned, pool_owned))
         for i in range(states.shape[0]):
-            deal(states, params, pool, pool_at, masks, obs, players, episodes, i)
+            deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i)
 
     def refill(pool_owned, pool_at, params_owned, rng):
         """Move the pool's unused games to its front and deal new ones after them, in order."""
@@ -201,15 +213,13 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
 
 
 @njit(cache=True)
-def _sample_actions(masks, rng_state, out):
-    """A uniformly random legal action per row (-1 where none), from the splitmix64 stream in ``rng_state[0]``."""
+def _sample_actions(masks, counts, rng_state, out):
+    """A uniformly random legal action per row (-1 where none), from the splitmix64 stream in
+    ``rng_state[0]``; ``counts``: the legal actions of every row, as the step counted them."""
+    rows = unowned(masks)  # a row view without reference counting (core.inline)
     s = rng_state[0]
-    for i in range(masks.shape[0]):
-        row = masks[i]
-        count = 0
-        for a in range(row.shape[0]):
-            count += row[a]
-        s, out[i] = random_legal_action(s, row, count)
+    for i in range(rows.shape[0]):
+        s, out[i] = random_legal_action(s, rows[i], counts[i])
     rng_state[0] = s
 
 
@@ -246,8 +256,10 @@ class BatchEnv:
         if parallel is None:
             parallel = self.num_envs >= PARALLEL_MIN_GAMES and numba.config.NUMBA_NUM_THREADS > 1
         self.parallel = bool(parallel)
-        self._step, self._reset_all, self._refill = _compile(game.kernel, self.parallel)
-        self.threads = ThreadChooser(numba.config.NUMBA_NUM_THREADS) if self.parallel else None
+        # the serial step, and the parallel one when threads may help (ThreadChooser picks per step)
+        self._step, self._reset_all, self._refill = _compile(game.kernel, False)
+        self._parallel_step = _compile(game.kernel, True)[0] if self.parallel else None
+        self.threads = ThreadChooser() if self.parallel else None
         B = self.num_envs
         self.states = np.zeros((B, game.state_size), dtype=np.int32)
         self.masks = np.zeros((B, game.num_actions), dtype=np.int8)
@@ -260,6 +272,7 @@ class BatchEnv:
         self._final_scores = np.zeros((B, 2), dtype=np.float64)
         self._all = np.ones(B, dtype=np.bool_)
         self._sample_out = np.zeros(B, dtype=np.int64)
+        self._legal_counts = np.zeros(B, dtype=np.int64)  # legal actions of every game (for sample_actions)
         self._movers = np.full(B, -1, dtype=np.int64)
         self.episodes = np.zeros(B, dtype=np.int64)  # games started in each slot since reset
         # New games dealt ahead by the batch's generator (see "Dealing" in the module docstring):
@@ -281,8 +294,8 @@ class BatchEnv:
             self._pool_at[:] = 0  # the games dealt by the previous generator are dropped
         self.episodes[:] = 0
         self._deal_ahead()
-        self._reset_all(self.states, self.game.params, self._pool, self._pool_at, self.masks, self.obs, self.players,
-                        self.episodes)
+        self._reset_all(self.states, self.game.params, self._pool, self._pool_at, self.masks, self._legal_counts,
+                        self.obs, self.players, self.episodes)
         return self.obs
 
     def _deal_ahead(self) -> None:
@@ -300,14 +313,17 @@ class BatchEnv:
             raise IllegalActionError(f"active must have shape ({self.num_envs},), got {active.shape}")
         self._deal_ahead()
         arguments = (
-            self.states, self.game.params, actions, active, self.max_plies, self._pool, self._pool_at, self.masks, self.obs,
-            self.players, self._rewards, self._terminated, self._truncated, self._final_obs, self._final_scores,
-            self.episodes, self._movers,
+            self.states, self.game.params, actions, active, self.max_plies, self._pool, self._pool_at, self.masks,
+            self._legal_counts, self.obs, self.players, self._rewards, self._terminated, self._truncated,
+            self._final_obs, self._final_scores, self.episodes, self._movers,
         )
         if self.threads is None:
             bad = self._step(*arguments)
         else:
-            bad = self._parallel_step(arguments)
+            parallel = self.threads.next_choice()
+            start = time.perf_counter()
+            bad = (self._parallel_step if parallel else self._step)(*arguments)
+            self.threads.record(parallel, time.perf_counter() - start)
         if bad >= 0:
             legal = np.flatnonzero(self.masks[bad]).tolist()
             raise IllegalActionError(
@@ -319,27 +335,9 @@ class BatchEnv:
             self._final_scores, self._movers,
         )
 
-    def _parallel_step(self, arguments: tuple) -> int:
-        """The step on the thread count ``self.threads`` chooses (numba's setting is restored).
-
-        A caller that set numba to one thread (``numba.set_num_threads(1)``) gets one thread.
-        """
-        before = numba.get_num_threads()
-        if before == 1:
-            return self._step(*arguments)
-        threads = self.threads.next_count()
-        numba.set_num_threads(threads)
-        try:
-            start = time.perf_counter()
-            bad = self._step(*arguments)
-            self.threads.record(threads, time.perf_counter() - start)
-        finally:
-            numba.set_num_threads(before)
-        return bad
-
     def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game (seeded by ``reset``'s seed)."""
-        _sample_actions(self.masks, self._sample_state, self._sample_out)
+        _sample_actions(self.masks, self._legal_counts, self._sample_state, self._sample_out)
         return self._sample_out.copy()
 
     def state(self, i: int) -> State:

@@ -80,6 +80,35 @@ def test_same_seed_same_games_and_different_seed_differs():
     assert not np.array_equal(run(5), run(6))
 
 
+def test_serial_and_parallel_steps_give_the_same_games():
+    from mancala_envs.vector import ThreadChooser
+
+    def run(parallel, mixed=False):
+        batch = BatchEnv("kalah-v0", 8, seed=4, parallel=True)
+        batch.threads = ThreadChooser(every=3, trials=1) if mixed else ThreadChooser.always(parallel)
+        trace = []
+        for _ in range(120):
+            batch.step(batch.sample_actions())
+            trace.append(batch.states.copy())
+        return np.stack(trace)
+
+    serial = run(False)
+    assert np.array_equal(serial, run(True))
+    assert np.array_equal(serial, run(False, mixed=True))
+
+
+def test_reset_without_seed_deals_the_generators_next_games():
+    batch = BatchEnv("rondell-v0", 8, seed=4)
+    for _ in range(40):
+        batch.step(batch.sample_actions())
+    dealt = int(batch.episodes.sum())
+    batch.reset()
+    deal = scalar_twin(batch.game, 4)
+    games = [deal().array for _ in range(dealt + 8)]
+    assert np.array_equal(batch.states, np.stack(games[dealt:]))
+    assert batch.episodes.tolist() == [1] * 8
+
+
 def test_inactive_games_are_untouched_and_movers_reported():
     batch = BatchEnv("kalah-v0", 4, seed=0)
     before = batch.states.copy()
