@@ -73,9 +73,12 @@ class ThreadChooser:
 
     On a quiet machine the threads split the batch; on a busy one a worker thread waits for a
     core, and a step that waits for it took 30 to 300 times longer than one thread alone
-    (measured: see benchmarks/README.md, "BatchEnv under load"). So every ``every`` steps the
-    next ``2 * trials`` steps alternate the two, and the one with the shorter median step is
-    used until the next round. The games are the same either way.
+    (measured: see benchmarks/README.md, "BatchEnv under load"). So from time to time the
+    next ``2 * trials`` steps alternate the two, and the parallel step is used until the next
+    probe if its median time is below ``MARGIN`` (0.8) times the serial one's. The first probe comes after ``every`` steps; while the serial
+    step keeps winning, the gap doubles (up to ``64 * every``), since a probe's parallel
+    steps are the slow ones then; when the parallel step wins it is ``every`` again. The
+    games are the same either way.
 
     The choice is between two compiled steps, not two thread counts: numba's
     ``set_num_threads`` costs about 4 us per call from Python (a step of 1024 Kalah games on
@@ -83,37 +86,48 @@ class ThreadChooser:
     A caller that set numba to one thread (``numba.set_num_threads(1)``) gets one thread.
     """
 
+    MAX_BACKOFF = 64
+    # The parallel step must beat the serial one by this factor: its downside (a worker
+    # waiting for a core) is 30x and more, its upside at most the number of cores.
+    MARGIN = 0.8
+
     def __init__(self, every: int = 500, trials: int = 4):
         self.every = every
         self.trials = trials
         self.current = True  # parallel
-        self.steps = 0
+        self.gap = every  # steps from the end of one probe to the next
+        self.until_probe = 0  # steps left before the next probe (a probe at the start)
+        self.probing = 0  # steps of the current probe done
         self.timings: dict[bool, list[float]] = {False: [], True: []}
 
     @classmethod
     def always(cls, parallel: bool) -> "ThreadChooser":
-        """A chooser that never times and always picks ``parallel`` (for measurements)."""
+        """A chooser that never probes and always picks ``parallel`` (for measurements)."""
         chooser = cls(trials=0)
         chooser.current = parallel
+        chooser.until_probe = -1
         return chooser
 
     def next_choice(self) -> bool:
         """Whether the coming step runs in parallel."""
-        phase = self.steps % self.every
-        return phase % 2 == 1 if phase < 2 * self.trials else self.current
+        return self.probing % 2 == 1 if self.until_probe == 0 else self.current
 
     def record(self, parallel: bool, seconds: float) -> None:
         """The step just run (parallel or not) took ``seconds``."""
-        phase = self.steps % self.every
-        self.steps += 1
-        if phase >= 2 * self.trials:
+        if self.until_probe != 0:
+            self.until_probe -= 1 if self.until_probe > 0 else 0
             return
         self.timings[parallel].append(seconds)
-        if phase == 2 * self.trials - 1:
-            serial, parallel_time = (sorted(t)[len(t) // 2] for t in (self.timings[False], self.timings[True]))
-            self.current = parallel_time < serial
-            for times in self.timings.values():
-                times.clear()
+        self.probing += 1
+        if self.probing < 2 * self.trials:
+            return
+        serial, parallel_time = (sorted(t)[len(t) // 2] for t in (self.timings[False], self.timings[True]))
+        self.current = parallel_time < self.MARGIN * serial
+        self.gap = self.every if self.current else min(2 * self.gap, self.MAX_BACKOFF * self.every)
+        self.until_probe = self.gap
+        self.probing = 0
+        for times in self.timings.values():
+            times.clear()
 
 
 @functools.cache
