@@ -97,6 +97,19 @@ def test_serial_and_parallel_steps_give_the_same_games():
     assert np.array_equal(serial, run(False, mixed=True))
 
 
+@pytest.mark.parametrize("env_id", ["kalah-bidirectional-v0", "widdershins-v0"])
+def test_specialised_step_gives_the_same_games(env_id):
+    batches = [BatchEnv(env_id, 6, seed=2, specialise=specialise) for specialise in (False, True)]
+    for _ in range(80):
+        actions = batches[0].sample_actions()
+        assert np.array_equal(actions, batches[1].sample_actions())
+        results = [batch.step(actions) for batch in batches]
+        for name in ("obs", "players", "rewards", "terminated", "truncated", "final_scores"):
+            assert np.array_equal(getattr(results[0], name), getattr(results[1], name)), name
+        assert np.array_equal(batches[0].states, batches[1].states)
+        assert np.array_equal(batches[0].masks, batches[1].masks)
+
+
 def test_reset_without_seed_deals_the_generators_next_games():
     batch = BatchEnv("rondell-v0", 8, seed=4)
     for _ in range(40):
