@@ -82,10 +82,11 @@ class ThreadChooser:
     core, and a step that waits for it took 30 to 300 times longer than one thread alone
     (measured: see benchmarks/README.md, "BatchEnv under load"). So from time to time the
     next ``2 * trials`` steps alternate the two, and the parallel step is used until the next
-    probe if its median time is below ``MARGIN`` (0.8) times the serial one's. The first probe comes after ``every`` steps; while the serial
-    step keeps winning, the gap doubles (up to ``64 * every``), since a probe's parallel
-    steps are the slow ones then; when the parallel step wins it is ``every`` again. The
-    games are the same either way.
+    probe if its median time is below ``MARGIN`` (0.8) times the serial one's. The first
+    probe starts at the first step, the next ones ``every`` steps after the end of the last;
+    while the serial step keeps winning, that gap doubles at each probe (up to
+    ``MAX_BACKOFF * every``), since a probe's parallel steps are the slow ones then; when the
+    parallel step wins it is ``every`` again. The games are the same either way.
 
     The choice is between two compiled steps, not two thread counts: numba's
     ``set_num_threads`` costs about 4 us per call from Python (a step of 1024 Kalah games on
@@ -103,6 +104,7 @@ class ThreadChooser:
         self.trials = trials
         self.current = True  # parallel
         self.gap = every  # steps from the end of one probe to the next
+        self.serial_wins = 0  # probes in a row that the serial step won
         self.until_probe = 0  # steps left before the next probe (a probe at the start)
         self.probing = 0  # steps of the current probe done
         self.timings: dict[bool, list[float]] = {False: [], True: []}
@@ -130,7 +132,8 @@ class ThreadChooser:
             return
         serial, parallel_time = (sorted(t)[len(t) // 2] for t in (self.timings[False], self.timings[True]))
         self.current = parallel_time < self.MARGIN * serial
-        self.gap = self.every if self.current else min(2 * self.gap, self.MAX_BACKOFF * self.every)
+        self.serial_wins = 0 if self.current else self.serial_wins + 1
+        self.gap = self.every * min(2 ** max(self.serial_wins - 1, 0), self.MAX_BACKOFF)
         self.until_probe = self.gap
         self.probing = 0
         for times in self.timings.values():
