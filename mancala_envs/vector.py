@@ -24,8 +24,10 @@ actions give the same games, row by row, whatever the number of threads.
 
 Dealing
 -------
-The generator deals ahead: ``2 * B`` start positions at a time (the kernel's ``init``, in
-order), kept in a pool from which the step takes the next one for every game that ends.
+The generator deals ahead, in order (the kernel's ``init``), into a pool of
+``B + max(B // 4, 8)`` start positions from which the step takes the next one for every game
+that ends; the pool is topped up before a step whenever it holds fewer than ``B`` (a step
+may end every game), so the generator runs about once per ``B // 4`` finished games.
 The games are the same as if each were dealt when its slot needed it (``init`` fills the
 whole state from the params and the generator alone), but the step does not take the
 ``Generator``: numba unboxes one in about 25 microseconds per call, more than a whole
@@ -313,7 +315,7 @@ class BatchEnv:
         self.episodes = np.zeros(B, dtype=np.int64)  # games started in each slot since reset
         # New games dealt ahead by the batch's generator (see "Dealing" in the module docstring):
         # rows pool_at[0] .. pool_at[1]-1 are dealt and not yet played.
-        self._pool = np.zeros((2 * B, game.state_size), dtype=np.int32)
+        self._pool = np.zeros((B + max(B // 4, 8), game.state_size), dtype=np.int32)
         self._pool_at = np.zeros(2, dtype=np.int64)
         self._rng: np.random.Generator | None = None  # the batch's generator (deals), set by reset
         self.reset(seed)
