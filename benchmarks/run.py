@@ -13,6 +13,12 @@ Figures (each measured several times after a warm-up; the reported value is the 
   openspiel     OpenSpiel's ``mancala`` through its Python API, moves/s (the peer)
   state_api     our ``State`` API in a plain Python loop (new_state/legal_actions/apply),
                 moves/s: the like-for-like of the OpenSpiel loop
+  batch         ``BatchEnv`` random play at B=1024 on every core numba uses, steps/s;
+                ``batch_modes``: the same specialised, forced serial / parallel, and with
+                one core kept busy
+  ppo_selfplay  MaskablePPO on ``SelfPlayVecEnv`` against the same learner on a no-logic
+                env, alternated rounds, steps/s and ratios (wall and CPU time)
+  cold_start    a new process to its first search move, warm and empty numba caches, s
   mcts          our MCTS (``mancala_envs.agents.mcts``, UCT with random rollouts) from the start of
                 kalah-v0, simulations/s, one core; ``mcts_by_id`` for every id
   openspiel_mcts  OpenSpiel's C++ ``MCTSBot`` (one random rollout per simulation) from
