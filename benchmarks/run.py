@@ -13,6 +13,12 @@ Figures (each measured several times after a warm-up; the reported value is the 
   openspiel     OpenSpiel's ``mancala`` through its Python API, moves/s (the peer)
   state_api     our ``State`` API in a plain Python loop (new_state/legal_actions/apply),
                 moves/s: the like-for-like of the OpenSpiel loop
+  batch         ``BatchEnv`` random play at B=1024 on every core numba uses, steps/s;
+                ``batch_modes``: the same specialised, forced serial / parallel, and with
+                one core kept busy
+  ppo_selfplay  MaskablePPO on ``SelfPlayVecEnv`` against the same learner on a no-logic
+                env, alternated rounds, steps/s and ratios (wall and CPU time)
+  cold_start    a new process to its first search move, warm and empty numba caches, s
   mcts          our MCTS (``mancala_envs.agents.mcts``, UCT with random rollouts) from the start of
                 kalah-v0, simulations/s, one core; ``mcts_by_id`` for every id
   openspiel_mcts  OpenSpiel's C++ ``MCTSBot`` (one random rollout per simulation) from
@@ -67,11 +73,11 @@ TARGETS = {
     },
     "batch_steps_per_s": {
         "value": 20_000_000.0,
-        "text": "BatchEnv Kalah(6,4) at B=1024 on 2 cores >= 20 M steps/s (observations and masks included)",
+        "text": "BatchEnv Kalah(6,4) (specialise=True) at B=1024 on 2 cores >= 20 M steps/s (observations and masks included)",
     },
     "batch_vs_openspiel": {
         "value": 20.0,
-        "text": "BatchEnv random play at B=1024 on 2 cores >= 20x OpenSpiel's lean mancala loop (moves/s)",
+        "text": "BatchEnv random play (specialise=True) at B=1024 on 2 cores >= 20x OpenSpiel's lean mancala loop (moves/s)",
     },
     "ppo_vs_trivial": {
         "value": 0.8,
@@ -293,6 +299,10 @@ def bench_cold_start(repeats: int) -> dict[str, Any]:
     out: dict[str, Any] = {"status": "ok", "env_id": KERNEL_ID, "agents": {}}
     with tempfile.TemporaryDirectory(prefix="mancala-numba-cache-") as cache_dir:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+        # Python's bytecode cache too, as after any install (pip writes it; an editable
+        # install writes it on first import): without it every process recompiles our modules
+        # from source (about 0.2 s of CPU)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         for spec in COLD_START_AGENTS:
             first_ever = _one_process(KERNEL_ID, spec, env)
             warm = [_one_process(KERNEL_ID, spec, env) for _ in range(repeats)]
@@ -310,18 +320,26 @@ def bench_cold_start(repeats: int) -> dict[str, Any]:
 BATCH_SIZE = 1024
 
 
-def bench_batch(env_id: str, repeats: int, seconds: float, batch_size: int = BATCH_SIZE) -> dict[str, Any]:
-    """BatchEnv random play: game steps per second at B = 1024, on every core numba uses."""
+def bench_batch(env_id: str, repeats: int, seconds: float, batch_size: int = BATCH_SIZE,
+                threads: str = "chosen", specialise: bool = False) -> dict[str, Any]:
+    """BatchEnv random play: game steps per second at B = 1024, on every core numba uses.
+
+    ``threads``: "chosen" (the default ``ThreadChooser``, what a user gets), "serial" or
+    "parallel" (the one compiled step forced, for comparison). ``specialise``: the
+    ``BatchEnv`` option (the game's option values compiled into the step).
+    """
     import numba
 
-    from mancala_envs.vector import BatchEnv
+    from mancala_envs.vector import BatchEnv, ThreadChooser
 
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     try:
         start = time.perf_counter()
-        batch = BatchEnv(env_id, batch_size, seed=0)
+        batch = BatchEnv(env_id, batch_size, seed=0, specialise=specialise)
         batch.step(batch.sample_actions())  # compiles
         compile_seconds = time.perf_counter() - start
+        if threads != "chosen" and batch.threads is not None:
+            batch.threads = ThreadChooser.always(threads == "parallel")
 
         def run_for(budget: float):
             steps = 0
@@ -338,7 +356,34 @@ def bench_batch(env_id: str, repeats: int, seconds: float, batch_size: int = BAT
     finally:
         numba.set_num_threads(1)
     return _summary(rates, "steps/s", batch_size=batch_size, threads=numba.config.NUMBA_NUM_THREADS,
-                    steps=steps, seconds=spent, first_call_seconds=compile_seconds)
+                    step_mode=threads, specialise=specialise, steps=steps, seconds=spent, first_call_seconds=compile_seconds)
+
+
+_BUSY_LOOP = "import time\nend = time.time() + 600\nwhile time.time() < end: pass"
+
+
+def bench_batch_modes(env_id: str, repeats: int, seconds: float, batch_size: int = BATCH_SIZE) -> dict[str, Any]:
+    """BatchEnv specialised (figure (g) is the generic step), with each step forced serial or
+    parallel, then the three thread modes with one core kept busy (all specialised).
+
+    The busy core: one more Python process spinning at the same priority (stopped at the end),
+    the case the issue asks about ("degrades gracefully when a core is busy").
+    """
+    import subprocess
+
+    out: dict[str, Any] = {"status": "ok"}
+    for mode in ("chosen", "serial", "parallel"):
+        out[mode] = bench_batch(env_id, repeats, seconds, batch_size, threads=mode, specialise=True)
+    busy = subprocess.Popen([sys.executable, "-c", _BUSY_LOOP])
+    try:
+        time.sleep(0.2)
+        for mode in ("chosen", "serial", "parallel"):
+            out[f"busy_core_{mode}"] = bench_batch(env_id, repeats, seconds, batch_size, threads=mode,
+                                                   specialise=True)
+    finally:
+        busy.kill()
+        busy.wait()
+    return out
 
 
 class _TrivialMaskedVecEnv:
@@ -393,8 +438,35 @@ class _TrivialMaskedVecEnv:
         return TrivialMaskedVecEnv()
 
 
-def bench_ppo_selfplay(num_envs: int, timesteps: int) -> dict[str, Any]:
-    """MaskablePPO steps/s on SelfPlayVecEnv (kalah-v0, snapshot opponent) vs a no-logic env."""
+PPO_ROUNDS = 4  # alternated rounds of ours and the trivial env per figure
+
+
+def _env_seconds(env) -> list[float]:
+    """Wrap ``env``'s calls that SB3 makes (step_wait, env_method) to add up their CPU time."""
+    spent = [0.0]
+    for name in ("step_wait", "env_method"):
+        call = getattr(env, name)
+
+        def timed(*args, _call=call, **kwargs):
+            start = time.process_time()
+            try:
+                return _call(*args, **kwargs)
+            finally:
+                spent[0] += time.process_time() - start
+
+        setattr(env, name, timed)
+    return spent
+
+
+def bench_ppo_selfplay(num_envs: int, timesteps: int, rounds: int = PPO_ROUNDS) -> dict[str, Any]:
+    """MaskablePPO steps/s on SelfPlayVecEnv (kalah-v0, snapshot opponent) vs a no-logic env.
+
+    The two learners train in alternated rounds (``timesteps / rounds`` each), so that the
+    machine's load weighs on both alike; ``ratio`` is the median of the per-round ratios of
+    wall time, ``cpu_ratio`` the same in process CPU time (steadier on a loaded machine).
+    ``env_cpu_share``: the part of our learner's CPU time spent inside the env's calls
+    (``step_wait`` and ``action_masks``), measured in place; what is left is the learner's own.
+    """
     try:
         import torch
         from sb3_contrib import MaskablePPO
@@ -411,20 +483,28 @@ def bench_ppo_selfplay(num_envs: int, timesteps: int) -> dict[str, Any]:
     env.pool.entries.clear()
     env.pool.add(PolicyOpponent.snapshot(model, "snapshot"))
     env.reset()
-    model.learn(total_timesteps=num_envs * settings["n_steps"])  # warm-up: compiles, allocates
-    start = time.perf_counter()
-    model.learn(total_timesteps=timesteps, reset_num_timesteps=False)
-    ours = timesteps / (time.perf_counter() - start)
-
     game = env.game
     trivial = _TrivialMaskedVecEnv.build(num_envs, game.observation_size, game.num_actions, 25)
     floor_model = MaskablePPO("MlpPolicy", trivial, **settings)
-    floor_model.learn(total_timesteps=num_envs * settings["n_steps"])
-    start = time.perf_counter()
-    floor_model.learn(total_timesteps=timesteps, reset_num_timesteps=False)
-    floor = timesteps / (time.perf_counter() - start)
-    return {"status": "ok", "value": ours, "unit": "steps/s", "trivial_env_steps_per_s": floor,
-            "ratio": ours / floor, "num_envs": num_envs, "timesteps": timesteps, "torch_threads": 1,
+    for learner in (model, floor_model):  # warm-up: compiles, allocates
+        learner.learn(total_timesteps=num_envs * settings["n_steps"])
+    env_cpu = _env_seconds(env)
+    per_round = max(num_envs * settings["n_steps"], timesteps // rounds)
+    wall: dict[str, list[float]] = {"ours": [], "trivial": []}
+    cpu: dict[str, list[float]] = {"ours": [], "trivial": []}
+    for _ in range(rounds):
+        for name, learner in (("ours", model), ("trivial", floor_model)):
+            start, start_cpu = time.perf_counter(), time.process_time()
+            learner.learn(total_timesteps=per_round, reset_num_timesteps=False)
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - start_cpu)
+    steps = per_round * rounds
+    return {"status": "ok", "value": steps / sum(wall["ours"]), "unit": "steps/s",
+            "trivial_env_steps_per_s": steps / sum(wall["trivial"]),
+            "ratio": statistics.median(t / o for t, o in zip(wall["trivial"], wall["ours"])),
+            "cpu_ratio": statistics.median(t / o for t, o in zip(cpu["trivial"], cpu["ours"])),
+            "env_cpu_share": env_cpu[0] / sum(cpu["ours"]), "env_cpu_us_per_step": 1e6 * env_cpu[0] / steps,
+            "rounds": rounds, "num_envs": num_envs, "timesteps": steps, "torch_threads": 1,
             "opponent": "frozen snapshot of the learner", **{k: v for k, v in settings.items() if k != "policy_kwargs"}}
 
 
@@ -671,6 +751,7 @@ def run(mode: str) -> dict[str, Any]:
     size = 64 if mode == "smoke" else BATCH_SIZE
     g_rep, g_sec = plan["batch"]
     figures["batch"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_batch(KERNEL_ID, g_rep, g_sec, size)})
+    figures["batch_modes"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_batch_modes(KERNEL_ID, g_rep, g_sec, size)})
     h_rep, h_sec = plan["batch_by_id"]
     figures["batch_by_id"] = {
         env_id: _guard(lambda e=env_id: bench_batch(e, h_rep, h_sec, size)) for env_id in mancala_envs.list_envs()
@@ -705,6 +786,7 @@ def run(mode: str) -> dict[str, Any]:
         "kernel_vs_kalah_only": limit.get("ratio_generic"),
         "kernel_specialised_vs_kalah_only": limit.get("ratio_specialised"),
         "batch_vs_openspiel_moves": _ratio(figures["batch"], figures["openspiel"]),
+        "batch_specialised_vs_openspiel_moves": _ratio(figures["batch_modes"].get("chosen", {}), figures["openspiel"]),
         "batch_vs_plain_python_moves": _ratio(figures["batch"], figures["plain_python"]),
         "kernel_vs_plain_python_moves": _ratio(figures["kernel"], figures["plain_python"]),
         "aec_vs_plain_python_moves": _ratio(figures["aec"], figures["plain_python"], key_a="moves_per_s"),
@@ -725,8 +807,9 @@ def run(mode: str) -> dict[str, Any]:
         "kernel_moves_per_s": ok_value(figures["kernel"]),
         "kernel_vs_kalah_only": ratios["kernel_specialised_vs_kalah_only"],
         "aec_vs_tictactoe": ratios["aec_vs_tictactoe_steps"],
-        "batch_steps_per_s": ok_value(figures["batch"]) if size == BATCH_SIZE else None,
-        "batch_vs_openspiel": ratios["batch_vs_openspiel_moves"] if size == BATCH_SIZE else None,
+        # like the kernel's target, the specialised step (BatchEnv(..., specialise=True)) counts
+        "batch_steps_per_s": ok_value(figures["batch_modes"].get("chosen", {})) if size == BATCH_SIZE else None,
+        "batch_vs_openspiel": ratios["batch_specialised_vs_openspiel_moves"] if size == BATCH_SIZE else None,
         "ppo_vs_trivial": ratios["ppo_selfplay_vs_trivial_env"],
         "mcts_vs_openspiel": ratios["mcts_vs_openspiel_sims"],
         "cold_start_seconds": ok_value(figures.get("cold_start", {})),
@@ -817,6 +900,16 @@ def render(report: dict[str, Any]) -> str:
     row("(e) Kalah(6,4) by hand in plain Python", f["plain_python"])
     row(f"(f) State API loop, {KERNEL_ID}", f["state_api"])
     row(f"(g) BatchEnv random play, {KERNEL_ID}, B={BATCH_SIZE}", f["batch"])
+    modes = f.get("batch_modes", {})
+    if modes.get("status") == "ok":
+        row("    specialise=True (option values compiled in)", modes["chosen"])
+        row("    specialised, every step serial (one thread)", modes["serial"])
+        row("    specialised, every step parallel", modes["parallel"])
+        row("    one core busy: threads chosen per step", modes["busy_core_chosen"])
+        row("    one core busy: every step serial", modes["busy_core_serial"])
+        row("    one core busy: every step parallel", modes["busy_core_parallel"])
+    elif modes:
+        row("(g) BatchEnv serial / parallel / busy core", modes)
     for env_id, fig in f.get("batch_by_id", {}).items():
         row(f"(g) BatchEnv random play, {env_id}", fig)
     for envs, fig in f.get("ppo_selfplay_by_envs", {"?": f["ppo_selfplay"]}).items():
@@ -850,9 +943,13 @@ def render(report: dict[str, Any]) -> str:
         f"  AEC env vs plain Python (moves/s):      {_fmt_ratio(r['aec_vs_plain_python_moves'])}",
         f"  State API vs plain Python (moves/s):    {_fmt_ratio(r['state_api_vs_plain_python_moves'])}",
         f"  OpenSpiel vs plain Python (moves/s):    {_fmt_ratio(r['openspiel_vs_plain_python_moves'])}",
-        f"  BatchEnv vs OpenSpiel (moves/s):        {_fmt_ratio(r['batch_vs_openspiel_moves'])}",
+        f"  BatchEnv vs OpenSpiel (moves/s):        {_fmt_ratio(r['batch_vs_openspiel_moves'])} generic, "
+        f"{_fmt_ratio(r['batch_specialised_vs_openspiel_moves'])} specialised",
         f"  PPO self-play vs trivial env (steps/s): {_fmt_ratio(r['ppo_selfplay_vs_trivial_env'])} at 32 games; "
         + ", ".join(f"{n}: {_fmt_ratio(v)}" for n, v in r.get("ppo_selfplay_vs_trivial_env_by_envs", {}).items()),
+        f"    in CPU time:                          {_fmt_ratio(f['ppo_selfplay'].get('cpu_ratio'))} at 32 games; "
+        f"the env's share of the learner's CPU time: {100 * f['ppo_selfplay'].get('env_cpu_share', float('nan')):.0f}% "
+        f"({f['ppo_selfplay'].get('env_cpu_us_per_step', float('nan')):.1f} us per step)",
         f"  kernel vs OpenSpiel (moves/s):          {_fmt_ratio(r['kernel_vs_openspiel_moves'])}",
         f"  AEC env vs tictactoe_v3 (steps/s):      {_fmt_ratio(r['aec_vs_tictactoe_steps'])}",
         f"  AEC env vs OpenSpiel (moves/s):         {_fmt_ratio(r['aec_vs_openspiel_moves'])}",

@@ -22,6 +22,17 @@ ended by the rules, else 0. New games are dealt by one ``Generator`` made from `
 slot order after each step (outside the parallel part), so the same seed and the same
 actions give the same games, row by row, whatever the number of threads.
 
+Dealing
+-------
+The generator deals ahead, in order (the kernel's ``init``), into a pool of
+``B + max(B // 4, 8)`` start positions from which the step takes the next one for every game
+that ends; the pool is topped up before a step whenever it holds fewer than ``B`` (a step
+may end every game), so the generator runs about once per ``B // 4`` finished games.
+The games are the same as if each were dealt when its slot needed it (``init`` fills the
+whole state from the params and the generator alone), but the step does not take the
+``Generator``: numba unboxes one in about 25 microseconds per call, more than a whole
+step of 32 games.
+
 An illegal action raises ``IllegalActionError`` naming the game, the action and the legal
 ones; no game of the batch is changed by that call.
 
@@ -33,6 +44,13 @@ seconds for a parallel step), later ones load it. A batch of ``PARALLEL_MIN_GAME
 more runs its step on numba's threads, with the thread count of each step chosen by
 timing (``ThreadChooser``): all threads on a quiet machine, one when a worker thread would
 have to wait for a busy core.
+
+``BatchEnv(..., specialise=True)`` also compiles the game's option values (its params
+vector) into the step as constants, one step per option set (as ``random_playouts`` does):
+sizes and rule switches fold into the code, and loops over the holes unroll. The games are
+the same; measured on Kalah(6,4), one thread, CPU time: 66 ns per game and step (sampling
+included) against 85. The price is a compilation per option set instead of per family
+(once per machine: the step is cached on disk).
 """
 
 from __future__ import annotations
@@ -60,54 +78,90 @@ PARALLEL_MIN_GAMES = 256
 
 
 class ThreadChooser:
-    """Picks the thread count of each parallel step by timing both: one thread or all of numba's.
+    """Picks, step by step, the serial step or the parallel one (on numba's threads), by timing both.
 
     On a quiet machine the threads split the batch; on a busy one a worker thread waits for a
     core, and a step that waits for it took 30 to 300 times longer than one thread alone
-    (measured: see benchmarks/README.md, "BatchEnv under load"). So every ``every`` steps the
-    next ``2 * trials`` steps alternate the two counts, and the one with the shorter median
-    step is used until the next round. The games are the same whatever the count.
+    (measured: see benchmarks/README.md, "BatchEnv under load"). So from time to time the
+    next ``2 * trials`` steps alternate the two, and the parallel step is used until the next
+    probe if its median time is below ``MARGIN`` (0.8) times the serial one's. The first
+    probe starts at the first step, the next ones ``every`` steps after the end of the last;
+    while the serial step keeps winning, that gap doubles at each probe (up to
+    ``MAX_BACKOFF * every``), since a probe's parallel steps are the slow ones then; when the
+    parallel step wins it is ``every`` again. The games are the same either way.
+
+    The choice is between two compiled steps, not two thread counts: numba's
+    ``set_num_threads`` costs about 4 us per call from Python (a step of 1024 Kalah games on
+    two cores takes about 50), and calling it inside the step would make the step uncacheable.
+    A caller that set numba to one thread (``numba.set_num_threads(1)``) gets one thread.
     """
 
-    def __init__(self, most: int, every: int = 500, trials: int = 4):
-        self.choices = (1, most)
+    MAX_BACKOFF = 64
+    # The parallel step must beat the serial one by this factor: its downside (a worker
+    # waiting for a core) is 30x and more, its upside at most the number of cores.
+    MARGIN = 0.8
+
+    def __init__(self, every: int = 500, trials: int = 4):
         self.every = every
         self.trials = trials
-        self.current = most
-        self.steps = 0
-        self.timings: dict[int, list[float]] = {1: [], most: []}
+        self.current = True  # parallel
+        self.gap = every  # steps from the end of one probe to the next
+        self.serial_wins = 0  # probes in a row that the serial step won
+        self.until_probe = 0  # steps left before the next probe (a probe at the start)
+        self.probing = 0  # steps of the current probe done
+        self.timings: dict[bool, list[float]] = {False: [], True: []}
 
-    def next_count(self) -> int:
-        """The thread count for the coming step."""
-        phase = self.steps % self.every
-        return self.choices[phase % 2] if phase < 2 * self.trials else self.current
+    @classmethod
+    def always(cls, parallel: bool) -> "ThreadChooser":
+        """A chooser that never probes and always picks ``parallel`` (for measurements)."""
+        chooser = cls(trials=0)
+        chooser.current = parallel
+        chooser.until_probe = -1
+        return chooser
 
-    def record(self, threads: int, seconds: float) -> None:
-        """The step just run used ``threads`` threads and took ``seconds``."""
-        phase = self.steps % self.every
-        self.steps += 1
-        if phase >= 2 * self.trials:
+    def next_choice(self) -> bool:
+        """Whether the coming step runs in parallel."""
+        return self.probing % 2 == 1 if self.until_probe == 0 else self.current
+
+    def record(self, parallel: bool, seconds: float) -> None:
+        """The step just run (parallel or not) took ``seconds``."""
+        if self.until_probe != 0:
+            self.until_probe -= 1 if self.until_probe > 0 else 0
             return
-        self.timings[threads].append(seconds)
-        if phase == 2 * self.trials - 1:
-            one, most = (sorted(self.timings[c])[len(self.timings[c]) // 2] for c in self.choices)
-            self.current = self.choices[0] if one < most else self.choices[1]
-            for times in self.timings.values():
-                times.clear()
+        self.timings[parallel].append(seconds)
+        self.probing += 1
+        if self.probing < 2 * self.trials:
+            return
+        serial, parallel_time = (sorted(t)[len(t) // 2] for t in (self.timings[False], self.timings[True]))
+        self.current = parallel_time < self.MARGIN * serial
+        self.serial_wins = 0 if self.current else self.serial_wins + 1
+        self.gap = self.every * min(2 ** max(self.serial_wins - 1, 0), self.MAX_BACKOFF)
+        self.until_probe = self.gap
+        self.probing = 0
+        for times in self.timings.values():
+            times.clear()
 
 
 @functools.cache
-def _compile(kernel: Kernel, parallel: bool) -> tuple:
+def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | None = None) -> tuple:
     """The batch functions of one kernel (and threading mode), with the kernel compiled in.
 
     The kernel's functions are closure variables (``core.inline``), so numba inlines them
     into the step, and every array is used through an ``unowned`` view; the functions are
     cached on disk per kernel (``core.compiled``), so only the first process ever compiles them.
+    ``fixed_params``: the params vector as compile-time constants of the step
+    (``specialise=True``), or None to read the caller's array.
     """
     init, legal_mask, apply, current_player, scores, returns, observe, plies = inline_kernel(kernel)
+    if fixed_params is None:
+        params_of = unowned
+    else:
+        @njit(inline="always")
+        def params_of(params_owned):
+            return fixed_params  # a tuple constant: every params[P_...] folds into the code
 
     @njit(inline="always")
-    def play_one(states, params, actions, max_plies, masks, obs, players, rewards, terminated, truncated,
+    def play_one(states, params, actions, max_plies, masks, counts, obs, players, rewards, terminated, truncated,
                  final_obs, final_scores, i):
         """Play game ``i``'s action; fill its next mask and observation, or its final ones."""
         row = states[i]
@@ -124,25 +178,30 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
             scores(row, params, final_scores[i])
         else:
             players[i] = player
-            legal_mask(row, params, masks[i])
+            counts[i] = legal_mask(row, params, masks[i])
             observe(row, params, player, obs[i])
 
     @njit(inline="always")
-    def deal(states, params, rng, masks, obs, players, episodes, i):
-        """A new game in slot ``i``, with its mask, observation and player to move."""
+    def deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i):
+        """The next dealt game (``pool[pool_at[0]]``) in slot ``i``, with its mask, observation and player."""
         row = states[i]
-        init(row, params, rng)
+        start = pool[pool_at[0]]
+        for k in range(row.shape[0]):
+            row[k] = start[k]
+        pool_at[0] += 1
         episodes[i] += 1
         player = current_player(row, params)
         players[i] = player
-        legal_mask(row, params, masks[i])
+        counts[i] = legal_mask(row, params, masks[i])
         observe(row, params, max(player, 0), obs[i])
 
-    def step(states_owned, params_owned, actions, active, max_plies, rng, masks_owned, obs_owned, players,
-             rewards_owned, terminated, truncated, final_obs_owned, final_scores_owned, episodes, movers):
+    def step(states_owned, params_owned, actions, active, max_plies, pool_owned, pool_at, masks_owned, counts,
+             obs_owned, players, rewards_owned, terminated, truncated, final_obs_owned, final_scores_owned, episodes,
+             movers):
         """Play the active games; returns -1, or the first game with an illegal action (then nothing moves)."""
         # views without reference counts: the caller's arrays outlive this call
-        states, params, masks, obs = unowned((states_owned, params_owned, masks_owned, obs_owned))
+        states, masks, obs, pool = unowned((states_owned, masks_owned, obs_owned, pool_owned))
+        params = params_of(params_owned)
         rewards, final_obs, final_scores = unowned((rewards_owned, final_obs_owned, final_scores_owned))
         n = states.shape[0]
         num_actions = masks.shape[1]
@@ -158,33 +217,44 @@ def _compile(kernel: Kernel, parallel: bool) -> tuple:
             terminated[i] = False
             truncated[i] = False
             if active[i]:
-                play_one(states, params, actions, max_plies, masks, obs, players, rewards, terminated, truncated,
-                         final_obs, final_scores, i)
-        # Serial on purpose: the one Generator deals the new games in slot order, so the
-        # same seed gives the same games whatever the thread count.
+                play_one(states, params, actions, max_plies, masks, counts, obs, players, rewards, terminated,
+                         truncated, final_obs, final_scores, i)
+        # Serial on purpose: new games come from the pool in slot order, so the same seed
+        # gives the same games whatever the thread count.
         for i in range(n):
             if terminated[i] or truncated[i]:
-                deal(states, params, rng, masks, obs, players, episodes, i)
+                deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i)
         return -1
 
-    def reset_all(states_owned, params_owned, rng, masks_owned, obs_owned, players, episodes):
-        states, params, masks, obs = unowned((states_owned, params_owned, masks_owned, obs_owned))
+    def reset_all(states_owned, params_owned, pool_owned, pool_at, masks_owned, counts, obs_owned, players, episodes):
+        states, params, masks, obs, pool = unowned((states_owned, params_owned, masks_owned, obs_owned, pool_owned))
         for i in range(states.shape[0]):
-            deal(states, params, rng, masks, obs, players, episodes, i)
+            deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i)
 
-    return cached_njit(step, parallel=parallel), cached_njit(reset_all)
+    def refill(pool_owned, pool_at, params_owned, rng):
+        """Move the pool's unused games to its front and deal new ones after them, in order."""
+        pool, params = unowned((pool_owned, params_owned))
+        kept = 0
+        for j in range(pool_at[0], pool_at[1]):
+            for k in range(pool.shape[1]):
+                pool[kept, k] = pool[j, k]
+            kept += 1
+        for j in range(kept, pool.shape[0]):
+            init(pool[j], params, rng)
+        pool_at[0] = 0
+        pool_at[1] = pool.shape[0]
+
+    return cached_njit(step, parallel=parallel), cached_njit(reset_all), cached_njit(refill)
 
 
 @njit(cache=True)
-def _sample_actions(masks, rng_state, out):
-    """A uniformly random legal action per row (-1 where none), from the splitmix64 stream in ``rng_state[0]``."""
+def _sample_actions(masks, counts, rng_state, out):
+    """A uniformly random legal action per row (-1 where none), from the splitmix64 stream in
+    ``rng_state[0]``; ``counts``: the legal actions of every row, as the step counted them."""
+    rows = unowned(masks)  # a row view without reference counting (core.inline)
     s = rng_state[0]
-    for i in range(masks.shape[0]):
-        row = masks[i]
-        count = 0
-        for a in range(row.shape[0]):
-            count += row[a]
-        s, out[i] = random_legal_action(s, row, count)
+    for i in range(rows.shape[0]):
+        s, out[i] = random_legal_action(s, rows[i], counts[i])
     rng_state[0] = s
 
 
@@ -206,7 +276,8 @@ class BatchEnv:
     """B games of one registered id stepped together (see the module docstring)."""
 
     def __init__(
-        self, env_id: str | Game, num_envs: int, seed: int | None = None, parallel: bool | None = None, **options: Any
+        self, env_id: str | Game, num_envs: int, seed: int | None = None, parallel: bool | None = None,
+        specialise: bool = False, **options: Any
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise InvalidOptionError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -221,8 +292,12 @@ class BatchEnv:
         if parallel is None:
             parallel = self.num_envs >= PARALLEL_MIN_GAMES and numba.config.NUMBA_NUM_THREADS > 1
         self.parallel = bool(parallel)
-        self._step, self._reset_all = _compile(game.kernel, self.parallel)
-        self.threads = ThreadChooser(numba.config.NUMBA_NUM_THREADS) if self.parallel else None
+        # the serial step, and the parallel one when threads may help (ThreadChooser picks per step)
+        fixed = tuple(int(v) for v in game.params) if specialise else None
+        self._step = _compile(game.kernel, False, fixed)[0]
+        self._reset_all, self._refill = _compile(game.kernel, False)[1:]
+        self._parallel_step = _compile(game.kernel, True, fixed)[0] if self.parallel else None
+        self.threads = ThreadChooser() if self.parallel else None
         B = self.num_envs
         self.states = np.zeros((B, game.state_size), dtype=np.int32)
         self.masks = np.zeros((B, game.num_actions), dtype=np.int8)
@@ -235,8 +310,13 @@ class BatchEnv:
         self._final_scores = np.zeros((B, 2), dtype=np.float64)
         self._all = np.ones(B, dtype=np.bool_)
         self._sample_out = np.zeros(B, dtype=np.int64)
+        self._legal_counts = np.zeros(B, dtype=np.int64)  # legal actions of every game (for sample_actions)
         self._movers = np.full(B, -1, dtype=np.int64)
         self.episodes = np.zeros(B, dtype=np.int64)  # games started in each slot since reset
+        # New games dealt ahead by the batch's generator (see "Dealing" in the module docstring):
+        # rows pool_at[0] .. pool_at[1]-1 are dealt and not yet played.
+        self._pool = np.zeros((B + max(B // 4, 8), game.state_size), dtype=np.int32)
+        self._pool_at = np.zeros(2, dtype=np.int64)
         self._rng: np.random.Generator | None = None  # the batch's generator (deals), set by reset
         self.reset(seed)
 
@@ -249,9 +329,17 @@ class BatchEnv:
             self._rng = np.random.default_rng(deal_seq)
             self._sample_state = sample_seq.generate_state(1, dtype=np.uint64)
             self.seed = seed
+            self._pool_at[:] = 0  # the games dealt by the previous generator are dropped
         self.episodes[:] = 0
-        self._reset_all(self.states, self.game.params, self._rng, self.masks, self.obs, self.players, self.episodes)
+        self._deal_ahead()
+        self._reset_all(self.states, self.game.params, self._pool, self._pool_at, self.masks, self._legal_counts,
+                        self.obs, self.players, self.episodes)
         return self.obs
+
+    def _deal_ahead(self) -> None:
+        """Make sure the pool holds a new game for every slot (a step may end them all)."""
+        if self._pool_at[1] - self._pool_at[0] < self.num_envs:
+            self._refill(self._pool, self._pool_at, self.game.params, self._rng)
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> BatchStep:
         """Play one action in every active game; finished games are reset at once."""
@@ -261,15 +349,19 @@ class BatchEnv:
         active = self._all if active is None else np.ascontiguousarray(active, dtype=np.bool_)
         if active.shape != (self.num_envs,):
             raise IllegalActionError(f"active must have shape ({self.num_envs},), got {active.shape}")
+        self._deal_ahead()
         arguments = (
-            self.states, self.game.params, actions, active, self.max_plies, self._rng, self.masks, self.obs,
-            self.players, self._rewards, self._terminated, self._truncated, self._final_obs, self._final_scores,
-            self.episodes, self._movers,
+            self.states, self.game.params, actions, active, self.max_plies, self._pool, self._pool_at, self.masks,
+            self._legal_counts, self.obs, self.players, self._rewards, self._terminated, self._truncated,
+            self._final_obs, self._final_scores, self.episodes, self._movers,
         )
         if self.threads is None:
             bad = self._step(*arguments)
         else:
-            bad = self._parallel_step(arguments)
+            parallel = self.threads.next_choice()
+            start = time.perf_counter()
+            bad = (self._parallel_step if parallel else self._step)(*arguments)
+            self.threads.record(parallel, time.perf_counter() - start)
         if bad >= 0:
             legal = np.flatnonzero(self.masks[bad]).tolist()
             raise IllegalActionError(
@@ -281,27 +373,9 @@ class BatchEnv:
             self._final_scores, self._movers,
         )
 
-    def _parallel_step(self, arguments: tuple) -> int:
-        """The step on the thread count ``self.threads`` chooses (numba's setting is restored).
-
-        A caller that set numba to one thread (``numba.set_num_threads(1)``) gets one thread.
-        """
-        before = numba.get_num_threads()
-        if before == 1:
-            return self._step(*arguments)
-        threads = self.threads.next_count()
-        numba.set_num_threads(threads)
-        try:
-            start = time.perf_counter()
-            bad = self._step(*arguments)
-            self.threads.record(threads, time.perf_counter() - start)
-        finally:
-            numba.set_num_threads(before)
-        return bad
-
     def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game (seeded by ``reset``'s seed)."""
-        _sample_actions(self.masks, self._sample_state, self._sample_out)
+        _sample_actions(self.masks, self._legal_counts, self._sample_state, self._sample_out)
         return self._sample_out.copy()
 
     def state(self, i: int) -> State:

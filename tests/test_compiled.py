@@ -124,16 +124,31 @@ def test_cached_njit_runs_like_njit():
     assert loop(5) == 10
 
 
-def test_thread_chooser_takes_the_faster_count():
-    chooser = ThreadChooser(2, every=20, trials=3)
+def test_thread_chooser_takes_the_faster_step_and_backs_off_while_serial_wins():
+    chooser = ThreadChooser(every=10, trials=3)
     used = []
-    for _ in range(20):
-        threads = chooser.next_count()
-        used.append(threads)
-        chooser.record(threads, 0.001 if threads == 1 else 0.050)  # a busy core: two threads wait
-    assert used[:6] == [1, 2, 1, 2, 1, 2]  # the probe round alternates
-    assert set(used[6:]) == {1}  # then the faster count
-    for _ in range(20):  # the next round: the machine got quiet
-        threads = chooser.next_count()
-        chooser.record(threads, 0.002 if threads == 1 else 0.001)
-    assert chooser.next_count() in (1, 2) and chooser.current == 2
+    for _ in range(42):
+        parallel = chooser.next_choice()
+        used.append(parallel)
+        chooser.record(parallel, 0.050 if parallel else 0.001)  # a busy core: the parallel step waits
+    assert used[:6] == [False, True] * 3  # the probe alternates
+    assert not any(used[6:16])  # then the serial step, for `every` steps
+    assert used[16:22] == [False, True] * 3  # the next probe
+    assert not any(used[22:42]) and chooser.gap == 20  # then twice as long: the gap doubled
+    for k in range(6):  # the next probe: the machine got quiet
+        parallel = chooser.next_choice()
+        assert parallel == (k % 2 == 1)
+        chooser.record(parallel, 0.001 if parallel else 0.002)
+    assert chooser.current and chooser.gap == 10 and chooser.next_choice()
+
+
+def test_thread_chooser_wants_a_clear_parallel_win():
+    chooser = ThreadChooser(every=10, trials=2)
+    for _ in range(4):  # parallel 0.9x the serial time: not worth the risk of waiting for a core
+        parallel = chooser.next_choice()
+        chooser.record(parallel, 0.0009 if parallel else 0.001)
+    assert not chooser.current
+    always = ThreadChooser.always(True)
+    for _ in range(30):
+        assert always.next_choice()
+        always.record(True, 1.0)

@@ -338,6 +338,11 @@ def test_benchmark_smoke_run(tmp_path):
     for fig in list(figures["batch_by_id"].values()) + [figures["batch"]]:
         assert fig["status"] == "ok" and fig["value"] > 0, fig
     assert figures["ppo_selfplay"]["status"] in ("ok", "not installed"), figures["ppo_selfplay"]
+    if figures["ppo_selfplay"]["status"] == "ok":
+        assert figures["ppo_selfplay"]["cpu_ratio"] > 0 and 0 < figures["ppo_selfplay"]["env_cpu_share"] < 1
+    modes = figures["batch_modes"]
+    for mode in ("serial", "parallel", "busy_core_chosen", "busy_core_serial", "busy_core_parallel"):
+        assert modes[mode]["status"] == "ok" and modes[mode]["value"] > 0, modes
     assert list(figures["ppo_selfplay_by_envs"]) == ["4"] and "ppo_selfplay_vs_trivial_env_by_envs" in report["ratios"]
     for name in ("kernel", "aec", "state_api"):
         assert figures[name]["status"] == "ok", figures[name]

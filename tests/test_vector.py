@@ -80,6 +80,48 @@ def test_same_seed_same_games_and_different_seed_differs():
     assert not np.array_equal(run(5), run(6))
 
 
+def test_serial_and_parallel_steps_give_the_same_games():
+    from mancala_envs.vector import ThreadChooser
+
+    def run(parallel, mixed=False):
+        batch = BatchEnv("kalah-v0", 8, seed=4, parallel=True)
+        batch.threads = ThreadChooser(every=3, trials=1) if mixed else ThreadChooser.always(parallel)
+        trace = []
+        for _ in range(120):
+            batch.step(batch.sample_actions())
+            trace.append(batch.states.copy())
+        return np.stack(trace)
+
+    serial = run(False)
+    assert np.array_equal(serial, run(True))
+    assert np.array_equal(serial, run(False, mixed=True))
+
+
+@pytest.mark.parametrize("env_id", ["kalah-bidirectional-v0", "widdershins-v0"])
+def test_specialised_step_gives_the_same_games(env_id):
+    batches = [BatchEnv(env_id, 6, seed=2, specialise=specialise) for specialise in (False, True)]
+    for _ in range(80):
+        actions = batches[0].sample_actions()
+        assert np.array_equal(actions, batches[1].sample_actions())
+        results = [batch.step(actions) for batch in batches]
+        for name in ("obs", "players", "rewards", "terminated", "truncated", "final_scores"):
+            assert np.array_equal(getattr(results[0], name), getattr(results[1], name)), name
+        assert np.array_equal(batches[0].states, batches[1].states)
+        assert np.array_equal(batches[0].masks, batches[1].masks)
+
+
+def test_reset_without_seed_deals_the_generators_next_games():
+    batch = BatchEnv("rondell-v0", 8, seed=4)
+    for _ in range(40):
+        batch.step(batch.sample_actions())
+    dealt = int(batch.episodes.sum())
+    batch.reset()
+    deal = scalar_twin(batch.game, 4)
+    games = [deal().array for _ in range(dealt + 8)]
+    assert np.array_equal(batch.states, np.stack(games[dealt:]))
+    assert batch.episodes.tolist() == [1] * 8
+
+
 def test_inactive_games_are_untouched_and_movers_reported():
     batch = BatchEnv("kalah-v0", 4, seed=0)
     before = batch.states.copy()

@@ -69,10 +69,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.core.errors import TypingError
 
 from .game import NO_PLY_CAP
 from .compiled import cached_njit
-from .inline import inline_kernel, unowned
+from .inline import inline_kernel, params_reader, unowned
 from .jit_helpers import copy_into, random_legal_action
 
 __all__ = ["InvariantViolation", "PlayoutTotals", "Violation", "random_playouts", "VIOLATION_MESSAGES"]
@@ -196,14 +197,16 @@ def _count_length(counts, game, length):
 
 
 @functools.cache
-def _build_playout(kernel, check: bool, fixed_params: tuple[int, ...] | None):
+def _build_playout(kernel, check: bool, fixed_params: tuple[int, ...] | None, width: int | None):
     """The playout loop of one kernel, with the kernel's functions compiled into it.
 
     Built like the search loops (``core.inline``): the kernel's functions are closure
     variables, so numba inlines them (calling them cost about a third of the time of a
     move), and the loop is cached on disk per kernel (``core.compiled``). ``check`` is
     compiled in (the unchecked loop carries no check at all). ``fixed_params``: the params
-    vector as compile-time constants (``specialise=True``), or None to read the caller's array.
+    vector as compile-time constants (``specialise=True``), or None to read the caller's array:
+    its ``width`` entries into registers once per call (``core.inline.params_reader``), or the
+    array itself with ``width=None``.
     """
     init, legal_mask, apply, current_player, _scores, returns, _observe, plies = inline_kernel(kernel)
 
@@ -310,12 +313,7 @@ def _build_playout(kernel, check: bool, fixed_params: tuple[int, ...] | None):
                     return s, length
         return s, length
 
-    if fixed_params is None:
-        params_of = unowned
-    else:
-        @njit(inline="always")
-        def params_of(params_owned):
-            return fixed_params  # a tuple constant: every params[P_...] folds into the code
+    params_of = params_reader(fixed_params, width)
 
     def playout_loop(params_owned, rng, run, buffers_owned, counts_owned):
         # views without reference counts: the caller's arrays outlive this call
@@ -455,7 +453,15 @@ def random_playouts(
     buffers = PlayoutBuffers.allocate(int(game.state_size), int(game.num_actions))
     start = time.perf_counter()
     fixed = tuple(int(v) for v in params) if specialise and not check_invariants else None
-    _build_playout(kernel, bool(check_invariants), fixed)(params, rng, run, buffers, counts)
+    # the checked loop hands the kernel the params array, as the env does; the unchecked one
+    # reads it into registers, unless the kernel needs an array (slices it, asks its shape)
+    width = None if check_invariants else len(params)
+    try:
+        _build_playout(kernel, bool(check_invariants), fixed, width)(params, rng, run, buffers, counts)
+    except TypingError:
+        if width is None or fixed is not None:
+            raise
+        _build_playout(kernel, False, None, None)(params, rng, run, buffers, counts)
     seconds = time.perf_counter() - start
     totals, violation = counts.totals, counts.violation
     found = None
