@@ -13,7 +13,8 @@ For each setting it trains the setting's config(s) (``mancala train CONFIG``, in
 process; or takes ``--run`` folders, one per config, in order), then plays every row of
 the setting: agent A (``RUN`` stands for the run folder) against agent B over an opening
 suite of ``--openings`` openings (default 100), each opening from both seats (200 games),
-on every core (``play_match(..., workers=None)``). Each row gets the score of A (win 1,
+on every core (``play_match(..., workers=None)``), or on a Ray cluster with ``--backend ray
+[--address ADDR]`` (same games, same results; docs/scale-out.md). Each row gets the score of A (win 1,
 draw 1/2) with its 95% interval bootstrapped over openings, the distinct games, the issue's
 target and whether it is met (by the score itself; the interval is printed beside it), and
 the command that replays it (``mancala match ID A B --openings N --seed S --workers 0``
@@ -43,6 +44,8 @@ import numpy as np  # noqa: E402
 from mancala_envs.agents import make_agent, play_match  # noqa: E402
 from mancala_envs.agents.analysis import optimal_move_rate  # noqa: E402
 from mancala_envs.agents.openings import opening_suite  # noqa: E402
+from mancala_envs.cli.suite_options import add_backend_arguments, check_backend_args  # noqa: E402
+from mancala_envs.core.errors import MancalaError  # noqa: E402
 from mancala_envs.core.files import write_text_atomic  # noqa: E402
 from mancala_envs.registry import make_game  # noqa: E402
 
@@ -86,19 +89,22 @@ def train(config: str) -> Path:
     return run_dir
 
 
-def measure_row(env_id: str, spec_a: str, spec_b: str, run_dir: Path, openings: int, seed: int) -> dict:
+def measure_row(env_id: str, spec_a: str, spec_b: str, run_dir: Path, openings: int, seed: int,
+                backend: str = "local", address: str | None = None) -> dict:
     game = make_game(env_id)
     a = spec_a.replace("RUN", str(run_dir))
     suite = opening_suite(game, openings, None, seed)
     started = time.perf_counter()
-    result = play_match(game, make_agent(a, seed=seed), make_agent(spec_b, seed=seed + 1), suite, workers=None)
+    result = play_match(game, make_agent(a, seed=seed), make_agent(spec_b, seed=seed + 1), suite, workers=None,
+                        backend=backend, address=address)
+    where = "" if backend == "local" else " --backend ray" + (f" --address {address}" if address else "")
     report = result.report()
     return {
         "env_id": env_id, "agent_a": spec_a, "agent_b": spec_b, "run_dir": str(run_dir),
         "games": result.counts()[0], "distinct_games": report["distinct_games"],
         "score": report["score"], "score_ci": list(report["score_ci"]), "suite": suite.label(),
         "seconds": round(time.perf_counter() - started, 1),
-        "command": f"mancala match {env_id} '{a}' '{spec_b}' --openings {openings} --seed {seed} --workers 0",
+        "command": f"mancala match {env_id} '{a}' '{spec_b}' --openings {openings} --seed {seed} --workers 0{where}",
     }
 
 
@@ -162,6 +168,7 @@ def main(argv=None) -> int:
     parser.add_argument("--env", action="append", default=[],
                         help="only this setting's configs of this id (repeatable), e.g. --setting families --env afrika-v0")
     parser.add_argument("--seed", type=int, default=12345, help="seed of the suites and agents")
+    add_backend_arguments(parser)  # --backend ray: the rows' games on a Ray cluster (same results)
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "strength.json"))
     parser.add_argument("--solved", type=int, default=0,
                         help="also every agent's optimal-move rate on this many solved positions (Kalah settings)")
@@ -170,6 +177,10 @@ def main(argv=None) -> int:
     parser.add_argument("--max-board", type=int, default=20,
                         help="stones left on the board in those positions (default 20)")
     args = parser.parse_args(argv)
+    try:
+        check_backend_args(args)
+    except MancalaError as err:
+        parser.error(str(err))
     if args.openings < 100:
         print("note: fewer than 100 openings (200 games) per row is below the issue's protocol", flush=True)
     load_before = os.getloadavg()
@@ -186,7 +197,7 @@ def main(argv=None) -> int:
         run_dir = Path(args.run[k]) if args.run else train(config)
         training[config] = {"run_dir": str(run_dir), "seconds": None if args.run else round(time.perf_counter() - started, 1)}
         for spec_a, spec_b, target in [] if args.rates_only else specs:
-            row = measure_row(env_id, spec_a, spec_b, run_dir, args.openings, args.seed)
+            row = measure_row(env_id, spec_a, spec_b, run_dir, args.openings, args.seed, args.backend, args.address)
             row["target"] = target
             rows.append(row)
             print(f"  {env_id}: {spec_a} vs {spec_b}: {row['score']:.1%} over {row['games']} games", flush=True)

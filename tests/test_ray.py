@@ -223,3 +223,16 @@ def test_rllib_example_runs(ray_address):
                           "--address", ray_address], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "iteration 1/1" in out.stdout and "nan" not in out.stdout
+
+
+def test_strength_benchmark_rows_are_equal_on_both_backends(ray_address):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import strength
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    rows = [strength.measure_row("kalah-v0", "alphabeta:depth=2", "random", ROOT, 3, 5, backend, address)
+            for backend, address in (("local", None), ("ray", ray_address))]
+    for key in ("games", "distinct_games", "score", "score_ci"):
+        assert rows[0][key] == rows[1][key], key
+    assert rows[1]["command"].endswith(f"--backend ray --address {ray_address}")
