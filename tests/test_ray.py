@@ -23,7 +23,7 @@ from mancala_envs.agents import make_agent, play_match  # noqa: E402
 from mancala_envs.agents.openings import opening_suite  # noqa: E402
 from mancala_envs.agents.ray_backend import chunks  # noqa: E402
 from mancala_envs.agents.tournament import json_default, round_robin  # noqa: E402
-from mancala_envs.core.errors import IllegalActionError  # noqa: E402
+from mancala_envs.core.errors import IllegalActionError, InvalidOptionError  # noqa: E402
 from mancala_envs.registry import make_game  # noqa: E402
 from mancala_envs.wrappers.rllib import AGENTS, MancalaMultiAgentEnv  # noqa: E402
 
@@ -132,6 +132,12 @@ def test_a_lost_worker_has_its_games_replayed_once(ray_address, tmp_path):
 
 
 # -- RLlib -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("plies", [(3, 1), (-1, 2), (1, 2, 3)])
+def test_rllib_env_refuses_bad_opening_plies(plies):
+    with pytest.raises(InvalidOptionError, match="opening_plies must be"):
+        MancalaMultiAgentEnv({"env_id": "kalah-v0", "opening_plies": plies})
+
+
 def test_rllib_env_gives_masks_and_observations_where_rllib_reads_them():
     env = MancalaMultiAgentEnv({"env_id": "kalah-v0", "seed": 3})
     obs, _ = env.reset(seed=3)

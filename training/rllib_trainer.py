@@ -49,7 +49,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-import torch
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -58,23 +57,21 @@ from torch.utils.tensorboard import SummaryWriter
 
 from mancala_envs.agents.frozen_policy import save_mlp_evaluation
 from mancala_envs.agents.learned_eval import EVAL_FILE, LearnedPolicyAgent
-from mancala_envs.agents.openings import OpeningSuite, opening_suite
 from mancala_envs.agents.progress import Progress
 from mancala_envs.agents.ray_backend import connect
 from mancala_envs.core.files import atomic_output
-from mancala_envs.registry import make_game
 from mancala_envs.wrappers.rllib import MancalaMultiAgentEnv
 
 from .config import ConfigError, TrainConfig
 from .evaluation import (LEARNER, evaluate, ladder_from_json, ladder_results, ladder_to_json, learner_ratings,
                          record_evaluation)
 from .report import build_report, write_report
+from .trainer_base import SUITE_FINAL, SUITE_LADDER, SUITE_PERIODIC, RunTrainer
 from .run_folder import RunState, checkpoint_file, save_checkpoint, snapshot_file
 
 MODULE = "learner"  # the one module both seats map to
 SAMPLE_TIMEOUT = 900.0  # seconds an env runner may take for one iteration's sample
 EMPTY_ITERATIONS = 3  # iterations in a row that sample nothing (env runners lost) before giving up
-SUITE_LADDER, SUITE_PERIODIC, SUITE_FINAL = 11, 22, 99  # as the SB3 trainer's suites: same config, same suites
 
 # RLlib result entries written to TensorBoard (path in the result dict -> tag)
 SCALARS = {
@@ -93,18 +90,12 @@ def _map_to_learner(agent_id, episode, **kwargs) -> str:
     return MODULE
 
 
-class RLlibTrainer:
+class RLlibTrainer(RunTrainer):
     """One RLlib training run in its folder (see the module docstring)."""
 
     def __init__(self, config: TrainConfig, run_dir: Path, state: RunState, echo: Callable[[str], None] = print):
-        self.config = config
-        self.run_dir = run_dir
-        self.state = state
-        self.echo = echo
-        torch.set_num_threads(config.torch_threads)
-        self.game = make_game(config.env_id, **config.options)
+        super().__init__(config, run_dir, state, echo)
         self.address = config.ray_address or None
-        self._periodic_suite: OpeningSuite | None = None
 
     # -- RLlib -----------------------------------------------------------------------------------
     def algorithm_config(self) -> PPOConfig:
@@ -230,11 +221,14 @@ class RLlibTrainer:
                 self._log(writer, result, steps)
                 if steps // cfg.pool.snapshot_every > previous // cfg.pool.snapshot_every:
                     self._take_snapshot(algo, steps)
-                if steps // cfg.eval.every > previous // cfg.eval.every or steps >= cfg.total_timesteps:
-                    self._export(algo, self.run_dir)
+                last = steps >= cfg.total_timesteps
+                evaluate_now = last or steps // cfg.eval.every > previous // cfg.eval.every
+                checkpoint_now = last or steps // cfg.checkpoint_every > previous // cfg.checkpoint_every
+                if evaluate_now or checkpoint_now:
+                    self._export(algo, self.run_dir)  # what the evaluation plays and the checkpoint keeps
+                if evaluate_now:
                     self._evaluate(writer, steps)
-                if steps // cfg.checkpoint_every > previous // cfg.checkpoint_every or steps >= cfg.total_timesteps:
-                    self._export(algo, self.run_dir)
+                if checkpoint_now:
                     save_checkpoint(self.run_dir, self.state, lambda path: self._save_checkpoint(algo, path))
         finally:
             progress.close()
@@ -253,10 +247,6 @@ class RLlibTrainer:
         episodes = _find(result, ("env_runners", "num_episodes"))
         if isinstance(mean, numbers.Real) and np.isfinite(mean) and episodes:
             self.state.curve.append([float(steps), float(mean), float(episodes)])
-
-    def _suite(self, openings: int, purpose: int) -> OpeningSuite:
-        plies = tuple(self.config.eval.opening_plies) or None
-        return opening_suite(self.game, openings, plies, seed=self.config.seed + purpose)
 
     def _learner(self) -> LearnedPolicyAgent:
         """What ``policy:RUN_DIR`` plays: the exported ``evaluation.npz``."""

@@ -58,19 +58,17 @@ from torch.utils.tensorboard import SummaryWriter
 
 from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, save_evaluation,
                                                own_evaluation)
-from mancala_envs.agents.openings import OpeningSuite, opening_suite
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
 from mancala_envs.core.encodings import encode, encoding_spec
 from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.core.game import Game
-from mancala_envs.registry import make_game
 
 from .config import TrainConfig
 from .evaluation import LEARNER, evaluate, ladder_results, ladder_to_json, learner_ratings, record_evaluation
 from .report import build_report, results_table, write_report
+from .trainer_base import SUITE_FINAL, SUITE_LADDER, SUITE_PERIODIC, RunTrainer
 from .run_folder import RunState, checkpoint_file, write_state
 
-SUITE_LADDER, SUITE_PERIODIC, SUITE_FINAL = 11, 22, 99  # as training.train's suites
 BARE = "bare network"
 
 
@@ -147,25 +145,19 @@ def _layers(net: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]]:
             for m in net if isinstance(m, nn.Linear)]
 
 
-class SearchBootstrapTrainer:
+class SearchBootstrapTrainer(RunTrainer):
     """One value-training run in its folder (see the module docstring)."""
 
     def __init__(self, config: TrainConfig, run_dir: Path, state: RunState, echo: Callable[[str], None] = print):
-        self.config = config
+        super().__init__(config, run_dir, state, echo)
         self.cfg = config.value
-        self.run_dir = run_dir
-        self.state = state
-        self.echo = echo
-        torch.set_num_threads(config.torch_threads)
         torch.manual_seed(config.seed)
-        self.game = make_game(config.env_id, **config.options)
         self.spec = encoding_spec(self.cfg.encoding, self.game.observation_size, self.game.observation_bounds())
         self.value_net = _mlp(self.spec.width, self.cfg.hidden, 1, self.cfg.activation)
         self.policy_net = _mlp(self.spec.width, self.cfg.hidden, self.game.num_actions, self.cfg.activation)
         params = list(self.value_net.parameters()) + list(self.policy_net.parameters())
         self.optimizer = torch.optim.Adam(params, lr=self.cfg.learning_rate)
         self.buffer: list[tuple[np.ndarray, ...]] = []
-        self._periodic_suite: OpeningSuite | None = None
         self.learned = False  # the evaluation has been fitted at least once
         self.score_scale = 1.0 / self.cfg.margin_scale if self.cfg.score_blend else 0.0
         self.value_gain = 1.0  # the network's output scale in the evaluation file (set on held-out positions)
@@ -297,10 +289,6 @@ class SearchBootstrapTrainer:
         return float(np.clip(float((n * y.double()).sum()) / power, 0.0, 1.0)) if power > 0 else 0.0
 
     # evaluation ----------------------------------------------------------------------------------
-    def _suite(self, openings: int, purpose: int) -> OpeningSuite:
-        plies = tuple(self.config.eval.opening_plies) or None
-        return opening_suite(self.game, openings, plies, seed=self.config.seed + purpose)
-
     def search_agent(self, evaluation: LearnedEval) -> AlphaBetaAgent:
         agent = AlphaBetaAgent(seed=self.config.seed, depth=self.cfg.eval_depth, eval=evaluation)
         agent.name = LEARNER

@@ -30,11 +30,9 @@ from stable_baselines3.common.logger import configure
 from mancala_envs.agents import make_agent
 from mancala_envs.agents.features import features_extractor
 from mancala_envs.agents.frozen_policy import PolicyOpponent, save_policy_evaluation
-from mancala_envs.agents.openings import OpeningSuite, opening_suite
 from mancala_envs.agents.policy import PolicyAgent
 from mancala_envs.agents.progress import Progress
 from mancala_envs.core.files import atomic_output
-from mancala_envs.registry import make_game
 
 from .config import TrainConfig
 from .evaluation import (
@@ -47,6 +45,7 @@ from .evaluation import (
     record_evaluation,
 )
 from .report import build_report, write_report
+from .trainer_base import SUITE_FINAL, SUITE_LADDER, SUITE_PERIODIC, RunTrainer
 from .run_folder import RunState, checkpoint_file, save_checkpoint, snapshot_file
 from .search_bootstrap import SearchBootstrapTrainer
 from .selfplay import OpponentPool, SelfPlayVecEnv
@@ -55,20 +54,10 @@ from .selfplay import OpponentPool, SelfPlayVecEnv
 ACTIVATIONS = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}  # ppo.activation
 
 # Seed offsets of the suites (added to the config's seed): each kind of evaluation has its own.
-SUITE_LADDER, SUITE_PERIODIC, SUITE_FINAL = 11, 22, 99
 
 
-class Trainer:
-    """One training run in its folder (see the module docstring)."""
-
-    def __init__(self, config: TrainConfig, run_dir: Path, state: RunState, echo: Callable[[str], None] = print):
-        self.config = config
-        self.run_dir = run_dir
-        self.state = state
-        self.echo = echo
-        torch.set_num_threads(config.torch_threads)
-        self.game = make_game(config.env_id, **config.options)
-        self._periodic_suite: OpeningSuite | None = None  # drawn at the first evaluation
+class Trainer(RunTrainer):
+    """One PPO training run in its folder (see the module docstring)."""
 
     # files ---------------------------------------------------------------------------------------------
     def _save_model(self, model, path: Path) -> None:
@@ -174,11 +163,6 @@ class Trainer:
         report = build_report(cfg, self.state, final_rows, ratings, suite, self.run_dir)
         write_report(report, self.run_dir)
         return report
-
-    def _suite(self, openings: int, purpose: int) -> OpeningSuite:
-        """The opening suite of one kind of evaluation: the same for the same config and purpose."""
-        plies = tuple(self.config.eval.opening_plies) or None
-        return opening_suite(self.game, openings, plies, seed=self.config.seed + purpose)
 
     def _ladder(self) -> list:
         if not self.state.ladder:

@@ -79,7 +79,10 @@ class MancalaMultiAgentEnv(MultiAgentEnv):
         if self.illegal_action not in ILLEGAL_ACTION_MODES:
             raise InvalidOptionError(f"illegal_action={self.illegal_action!r}: use one of {', '.join(ILLEGAL_ACTION_MODES)}")
         self.self_play_weight = float(config.get("self_play_weight", 1.0))
-        self.opening_plies = tuple(config.get("opening_plies", (0, 0)))
+        self.opening_plies = tuple(int(p) for p in config.get("opening_plies", (0, 0)))
+        if len(self.opening_plies) != 2 or not 0 <= self.opening_plies[0] <= self.opening_plies[1]:
+            raise InvalidOptionError(f"opening_plies must be (lo, hi) with 0 <= lo <= hi, "
+                                     f"got {config.get('opening_plies')!r}")
         self.pool: dict[str, tuple[Any, float]] = {}
         for k, (opponent, weight) in enumerate(config.get("opponents") or []):
             self.add_opponent(getattr(opponent, "name", None) or str(opponent) or f"opponent-{k}", opponent, weight)
