@@ -11,7 +11,10 @@ It keeps what a fair comparison needs and nothing else:
 * the same state layout as ``mancala_envs.games.kalah`` (the ring of 14 holes and stores,
   then the header: to_move, done, plies, ...), written in place;
 * the same move choice: splitmix64 from ``core.jit_helpers``, the ``k``-th legal move with
-  ``k`` uniform over the legal count;
+  ``k`` uniform over the legal count, picked without branches as
+  ``core.jit_helpers.random_legal_action`` picks it (a branch on the random pick is
+  mispredicted about once per move: without this the stick would lose that cost and the
+  kernel would not);
 * the same ply cap (1000) and the same counting (moves, games);
 * the rules of ``kalah-v0`` only (6 holes, 4 seeds, extra turns, captures that need an
   opposite seed, the origin skipped on a lap, the end when the mover has no move, leftover
@@ -67,12 +70,10 @@ def _kalah_only_loop(n_games, seed, state):
             s, k = random_below(s, count)
             action = -1
             seen = 0
-            for i in range(PITS):
-                if state[base + i] > 0:
-                    if seen == k:
-                        action = i
-                        break
-                    seen += 1
+            for i in range(PITS):  # branch-free, as core.jit_helpers.random_legal_action
+                legal = state[base + i] > 0
+                action = i if legal & (seen == k) else action
+                seen += 1 if legal else 0
             # sow
             state[PLIES] += 1
             state[LAST_ACTION] = action

@@ -63,13 +63,15 @@ def random_legal_action(s, mask, count):
     """(new generator state, the ``k``-th legal action of ``mask`` in action order), with ``k``
     uniform in [0, count) (``count``: the legal actions in ``mask``); -1 if there is none."""
     s, k = random_below(s, count)
+    # Branch-free: which entry is the k-th legal one is random, so a branch on it is
+    # mispredicted about once per call; selects and sums cost less than that.
     seen = 0
+    action = -1
     for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            if seen == k:
-                return s, a
-            seen += 1
-    return s, -1
+        legal = mask[a] != 0
+        action = a if legal & (seen == k) else action
+        seen += 1 if legal else 0
+    return s, action
 
 
 @njit(cache=True, inline="always")
