@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from numba import njit
 
 from mancala_envs.core.repetition import (
     NOT_A_CHECKPOINT,
-    hash_finish,
-    hash_mix,
-    hash_start,
+    cell_key,
     rep_action,
     rep_block_size,
     rep_clear,
@@ -42,23 +41,58 @@ def test_push_find_and_clear_keep_unused_entries_zero():
     assert not state.any()
 
 
-def test_hash_is_deterministic_order_sensitive_and_non_negative():
+def test_cell_keys_are_deterministic_distinct_and_31_bit():
     @njit
-    def _digest(words):
-        h = hash_start()
-        for w in words:
-            h = hash_mix(h, w)
-        return hash_finish(h)
+    def _key(index, value):
+        return cell_key(index, value)
 
-    def digest(words):  # the helpers are meant for jitted code: call them from there
-        return int(_digest(np.asarray(words, dtype=np.int64)))
+    def key(index, value):  # the helpers are meant for jitted code: call them from there
+        return int(_key(index, value))
 
-    assert digest([1, 2, 3]) == digest([1, 2, 3])
-    assert digest([1, 2, 3]) != digest([3, 2, 1])
-    assert digest([1, 2]) != digest([1, 2, 0])
-    values = {digest([i, j]) for i in range(40) for j in range(40)}
-    assert len(values) == 1600 and min(values) >= 0 and max(values) < 2**31
-    assert digest([-1]) != digest([0])
+    assert key(5, 2) == key(5, 2)
+    values = {key(i, v) for i in range(2000) for v in range(-1, 60)}
+    # 122,000 random 31-bit keys share about 3.5 values by chance (the birthday bound)
+    assert len(values) >= 2000 * 61 - 12 and min(values) >= 0 and max(values) < 2**31
+    assert key(0, -1) != key(0, 0) and key(1, 0) != key(0, 1)
+
+
+@pytest.mark.parametrize("env_id", ["rondell-v0", "rondell-reservation-v0", "rondell-partial-v0",
+                                    "rondell-bottom-up-v0", "widdershins-v0", "widdershins-parlett-v0"])
+def test_the_hash_kept_move_by_move_equals_the_hash_from_scratch(env_id):
+    """The card games update their position hash card by card; recomputing it over the whole
+    board after every ply must give the same value (else a repetition could go unnoticed)."""
+    import mancala_envs
+    from mancala_envs.core.repetition import stacks_hash
+    from mancala_envs.games import rondell, widdershins
+
+    game = mancala_envs.make_game(env_id)
+    rng = np.random.default_rng(3)
+    if env_id.startswith("rondell"):
+        p = game.params
+        where = (int(p[rondell.P_PILES]), int(p[rondell.P_T]), int(p[rondell.P_O_H]), int(p[rondell.P_O_HEAD]))
+
+        def kept(a):
+            return int(rondell._position_hash(a, p))
+
+        fields = rondell.POSITION_FIELDS
+    else:
+        where = (widdershins.N_POS, widdershins.CAP, widdershins.O_H, widdershins.O_HEAD)
+
+        def kept(a):
+            return int(widdershins._position_hash(a))
+
+        fields = widdershins.POSITION_FIELDS
+    plies = 0
+    for seed in range(15):
+        state = game.new_state(seed)
+        while True:
+            assert kept(state.array) == int(stacks_hash(state.array, *where, fields)), (env_id, seed, state.plies)
+            if state.is_terminal() or state.plies >= 300:
+                break
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+            plies += 1
+    assert plies > 200
 
 
 def test_rondell_record_holds_the_stretch_since_the_last_capture():

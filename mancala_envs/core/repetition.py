@@ -37,7 +37,9 @@ Stacked-card games
 The card games keep their board as ``stacks`` stacks of ``cells`` cells each (stack ``i``
 in ``state[i*cells : (i+1)*cells]``, bottom card first), the stack heights at ``heights``
 and a header at ``head``. For them this module also holds the rest of the record, written
-once: the position hash (``stacks_hash``), the snapshot (``snapshot_take``/``snapshot_restore``,
+once: the position hash (``stacks_hash``: a Zobrist hash, the XOR of one key per card and
+position field, which the games update move by move from ``cell_key`` and ``stack_hash``
+and check against ``cells_hash``), the snapshot (``snapshot_take``/``snapshot_restore``,
 ``stacks_equal``), the exact confirmation by replay (``repeats_exactly``) and one ply of
 record-keeping (``record_ply``). ``fields`` names the header entries that belong to the
 position (the player to move, a phase, ...). Snapshot layout at ``snap``::
@@ -57,7 +59,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .jit_helpers import FNV_OFFSET_BASIS, FNV_PRIME, splitmix64
+from .jit_helpers import splitmix64
 
 NOT_A_CHECKPOINT = -1
 
@@ -73,22 +75,14 @@ def rep_block_size(cap: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def hash_start():
-    """The hash of nothing; feed words with ``hash_mix``."""
-    return FNV_OFFSET_BASIS
+def cell_key(index, value):
+    """The 31-bit Zobrist key of ``value`` (-1 .. 126) held at ``index`` of a position.
 
-
-@njit(cache=True, inline="always")
-def hash_mix(h, x):
-    """Fold the integer ``x`` into the 64-bit hash ``h`` (FNV-1a on whole words: one xor, one
-    multiply; the hash is only a filter, every match is confirmed, so speed wins here)."""
-    return (h ^ np.uint64(np.int64(x) & 0xFFFFFFFF)) * FNV_PRIME
-
-
-@njit(cache=True, inline="always")
-def hash_finish(h):
-    """The 31-bit non-negative value stored in a block entry (after a splitmix64 finaliser)."""
-    _, z = splitmix64(h)
+    A position's hash is the XOR of the keys of what it holds, so a move updates it by
+    XOR-ing out what it takes away and XOR-ing in what it puts down, without reading the rest
+    of the board. The keys are splitmix64 outputs (computed, not stored in a table).
+    """
+    _, z = splitmix64(np.uint64((np.int64(index) << 7) + value + 1))
     return np.int32(z >> _U33)
 
 
@@ -141,19 +135,41 @@ def rep_find(state, off, cap, h, start):
 
 
 # -- stacked-card games ----------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def stack_hash(state, i, cells, n):
+    """The XOR of the keys of the first ``n`` cards of stack ``i`` (its hash share when it holds ``n``)."""
+    h = np.int32(0)
+    base = i * cells
+    for j in range(n):
+        h ^= cell_key(base + j, state[base + j])
+    return h
+
+
+@njit(cache=True)
+def cells_hash(state, stacks, cells, heights):
+    """The hash share of the stacks, computed from scratch: the XOR of ``cell_key(i*cells + j,
+    card)`` over every card. The games keep it in their header and update it move by move."""
+    h = np.int32(0)
+    for i in range(stacks):
+        h ^= stack_hash(state, i, cells, state[heights + i])
+    return h
+
+
+@njit(cache=True, inline="always")
+def fields_hash(state, stacks, cells, head, fields):
+    """The hash share of the header ``fields`` (keyed past the cells)."""
+    h = np.int32(0)
+    for n, f in enumerate(fields):
+        h ^= cell_key(stacks * cells + n, state[head + f])
+    return h
+
+
 @njit(cache=True)
 def stacks_hash(state, stacks, cells, heights, head, fields):
-    """The 31-bit hash of the stacks (heights and cards) and the header ``fields``."""
-    h = hash_start()
-    for i in range(stacks):
-        n = state[heights + i]
-        h = hash_mix(h, n)
-        base = i * cells
-        for j in range(n):
-            h = hash_mix(h, state[base + j])
-    for f in fields:
-        h = hash_mix(h, state[head + f])
-    return hash_finish(h)
+    """The 31-bit hash of the stacks and the header ``fields``, from scratch (``cells_hash ^
+    fields_hash``). A stack's height is implied: its cards are nonzero and the cells above are
+    zero."""
+    return cells_hash(state, stacks, cells, heights) ^ fields_hash(state, stacks, cells, head, fields)
 
 
 @njit(cache=True)
