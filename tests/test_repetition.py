@@ -7,9 +7,11 @@ import pytest
 from numba import njit
 
 from mancala_envs.core.repetition import (
+    HASH_BITS,
     NOT_A_CHECKPOINT,
     cell_key,
     rep_action,
+    rep_actions,
     rep_block_size,
     rep_clear,
     rep_count,
@@ -23,19 +25,22 @@ def test_push_find_and_clear_keep_unused_entries_zero():
     cap = 4
     off = 3
     state = np.zeros(off + rep_block_size(cap) + 2, dtype=np.int32)
-    assert rep_block_size(cap) == 1 + 2 * cap
+    assert rep_block_size(cap) == 1 + cap  # one word per entry
     assert rep_push(state, off, cap, 7, -1)
     assert rep_push(state, off, cap, NOT_A_CHECKPOINT, 5)
     assert rep_push(state, off, cap, 9, 2)
     assert rep_push(state, off, cap, 7, 1)
     assert not rep_push(state, off, cap, 11, 0)  # full: nothing written
     assert rep_count(state, off) == 4
-    assert [rep_hash(state, off, cap, i) for i in range(4)] == [7, NOT_A_CHECKPOINT, 9, 7]
+    not_a_checkpoint_bits = 2**HASH_BITS - 1
+    assert [rep_hash(state, off, cap, i) for i in range(4)] == [7, not_a_checkpoint_bits, 9, 7]
     assert [rep_action(state, off, cap, i) for i in range(4)] == [-1, 5, 2, 1]
+    assert rep_actions(state, off) == [5, 2, 1]
     assert rep_find(state, off, cap, 7, 0) == 0
     assert rep_find(state, off, cap, 7, 1) == 3
     assert rep_find(state, off, cap, 9, 3) == -1
     assert rep_find(state, off, cap, 11, 0) == -1
+    assert rep_find(state, off, cap, 7 + 2**HASH_BITS, 0) == 0  # an entry keeps the low hash bits only
     assert state[:off].tolist() == [0, 0, 0] and state[-2:].tolist() == [0, 0]
     rep_clear(state, off, cap)
     assert not state.any()
@@ -116,7 +121,7 @@ def test_rondell_record_holds_the_stretch_since_the_last_capture():
         assert rep_count(state.array, off) == since + 1
         assert len(state.to_json()["history"]["actions"]) == since
         # the snapshot position is entry 0 and is never compared with itself as a stale copy
-        assert not state.array[off + 1 + since + 1 : off + 1 + cap].any()
+        assert not state.array[off + 1 + since + 1 : off + 1 + cap].any() and off + 1 + cap == game.state_size
 
 
 def test_a_full_record_restarts_at_the_current_position_past_the_ply_cap():

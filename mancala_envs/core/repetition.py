@@ -6,15 +6,16 @@ flat ``int32`` state, a *record* of that stretch and nothing older:
 
 * a **snapshot** of the position at the start of the stretch (game-specific layout, kept
   by the game itself), and
-* a **block** of entries, one per ply since the snapshot: the action played and a 31-bit
-  hash of the position it led to (``NOT_A_CHECKPOINT`` for positions that are never
-  compared, e.g. a mid-turn decision step). Entry 0 is the snapshot position itself.
+* a **block** of entries, one word per ply since the snapshot: the action played and 25
+  bits of the hash of the position it led to (``NOT_A_CHECKPOINT`` for positions that are
+  never compared, e.g. a mid-turn decision step). Entry 0 is the snapshot position itself.
 
 Checking a new position: ``rep_find`` scans the block for an equal hash. A hash is only a
 filter: the game **confirms** every match exactly, by replaying the recorded actions from
 the snapshot on a scratch copy and comparing the whole position. A hash collision therefore
 costs a replay and can never end a game. (Storing the positions themselves would need a
-packed position per ply; the hash-plus-replay record needs two words per ply.)
+packed position per ply; the hash-plus-replay record needs one word per ply. Search
+copies and hashes the whole state at every node, so the record's size is paid there.)
 
 After an irreversible ply the game calls ``rep_clear`` and writes a new snapshot. Because
 the env, the batched engine and every search agent call the same kernel on the same state,
@@ -23,8 +24,9 @@ they all see the same ending.
 Block layout at offset ``off`` with capacity ``cap`` (``rep_block_size(cap)`` words)::
 
     off+0                     count: entries in use (0..cap)
-    off+1 .. off+1+cap        hashes (int32 >= 0), or NOT_A_CHECKPOINT (-1)
-    off+1+cap .. off+1+2cap   actions (int32; -1 for entry 0, the snapshot)
+    off+1 .. off+1+cap        entries: (hash bits << 6) | (action + 1), the hash bits being
+                              the low 25 bits of the position's hash (all ones for
+                              NOT_A_CHECKPOINT) and the action -1 for entry 0 (the snapshot)
 
 Entries past ``count`` are always zero, so two states holding the same record are equal as
 arrays. A game sizes ``cap`` so that the block cannot fill before its ply cap (``max_plies
@@ -65,13 +67,17 @@ NOT_A_CHECKPOINT = -1
 
 R_COUNT = 0
 R_ENTRIES = 1
+ACTION_BITS = 6  # actions -1 .. 62 fit in an entry
+HASH_BITS = 25
+_ACTION_MASK = (1 << ACTION_BITS) - 1
+_HASH_MASK = (1 << HASH_BITS) - 1  # also the bits stored for NOT_A_CHECKPOINT
 
 _U33 = np.uint64(33)
 
 
 def rep_block_size(cap: int) -> int:
     """Words of a block holding ``cap`` entries."""
-    return R_ENTRIES + 2 * cap
+    return R_ENTRIES + cap
 
 
 @njit(cache=True, inline="always")
@@ -91,14 +97,27 @@ def rep_count(state, off):
     return state[off + R_COUNT]
 
 
+@njit(cache=True, inline="always")
+def _hash_bits(h):
+    """The bits of hash ``h`` (>= 0, or NOT_A_CHECKPOINT) that an entry keeps."""
+    return h & _HASH_MASK
+
+
 @njit(cache=True)
 def rep_hash(state, off, cap, i):
-    return state[off + R_ENTRIES + i]
+    """The hash bits of entry ``i`` (``_HASH_MASK`` for NOT_A_CHECKPOINT)."""
+    return state[off + R_ENTRIES + i] >> ACTION_BITS
 
 
 @njit(cache=True)
 def rep_action(state, off, cap, i):
-    return state[off + R_ENTRIES + cap + i]
+    return (state[off + R_ENTRIES + i] & _ACTION_MASK) - 1
+
+
+def rep_actions(state: np.ndarray, off: int) -> list[int]:
+    """The actions of entries 1 .. count-1 (the plies since the snapshot), for Python callers."""
+    entries = state[off + R_ENTRIES + 1 : off + R_ENTRIES + int(state[off + R_COUNT])]
+    return [int(x) for x in (entries & _ACTION_MASK) - 1]
 
 
 @njit(cache=True)
@@ -107,29 +126,29 @@ def rep_clear(state, off, cap):
     n = state[off + R_COUNT]
     for i in range(n):
         state[off + R_ENTRIES + i] = 0
-        state[off + R_ENTRIES + cap + i] = 0
     state[off + R_COUNT] = 0
 
 
 @njit(cache=True)
 def rep_push(state, off, cap, h, action):
-    """Append (hash, action); False (and nothing written) when the block is full."""
+    """Append (hash, action) (``action`` -1 .. 62); False (and nothing written) when the block is full."""
     n = state[off + R_COUNT]
     if n >= cap:
         return False
-    state[off + R_ENTRIES + n] = h
-    state[off + R_ENTRIES + cap + n] = action
+    state[off + R_ENTRIES + n] = (_hash_bits(h) << ACTION_BITS) | (action + 1)
     state[off + R_COUNT] = n + 1
     return True
 
 
 @njit(cache=True)
 def rep_find(state, off, cap, h, start):
-    """The first entry index >= start whose hash is ``h``, or -1 (``h`` must be >= 0)."""
+    """The first entry index >= start whose hash bits are those of ``h``, or -1 (``h`` must be
+    >= 0; a NOT_A_CHECKPOINT entry can match too, and then fails the exact confirmation)."""
     n = state[off + R_COUNT]
     base = off + R_ENTRIES
+    bits = _hash_bits(h)
     for i in range(start, n):
-        if state[base + i] == h:
+        if state[base + i] >> ACTION_BITS == bits:
             return i
     return -1
 

@@ -93,8 +93,8 @@ Package rulings (points the rules leave open)
 Repetition record (exact, see ``mancala_envs.core.repetition``)
 ---------------------------------------------------------------
 A position can only repeat since the last capture, so the state keeps a snapshot of the
-position after the last capture and, for every ply since, the action and a 31-bit hash of
-the position reached. A new position is compared by hash with the recorded ones, and every
+position after the last capture and, for every ply since, the action and 25 bits of a
+hash of the position reached (one word). A new position is compared by hash with the recorded ones, and every
 hash match is confirmed by replaying the recorded actions from the snapshot and comparing
 the whole position, so a hash collision can never end a game. The record holds
 ``max_plies + 1`` entries, enough for any game up to the ply cap (which is why
@@ -166,7 +166,7 @@ State layout (``numpy.int32``)
                         red/blue pairs of player 0, red/blue pairs of player 1, piles left,
                         the piles' share of the position hash (updated card by card)
     snapshot            heights [P], cards pile by pile [T], to_move, phase, reserved
-    record              count, hashes [max_plies+1], actions [max_plies+1]
+    record              count, entries [max_plies+1] (hash bits and action, one word each)
 
 ``to_json()`` gives every pile bottom to top as a string of ``R`` and ``B`` and the record
 as ``history`` (the snapshot position and the actions since); ``state_from_json`` replays
@@ -203,6 +203,7 @@ from ..core.repetition import (
     cell_key,
     cells_hash,
     fields_hash,
+    rep_actions,
     rep_block_size,
     rep_clear,
     rep_count,
@@ -793,15 +794,14 @@ class RondellGame(Game):
 
     def _state_to_json(self, a: np.ndarray) -> dict:
         lay = self._layout()
-        P, T, head, snap, rep, cap = lay["P"], lay["T"], lay["head"], lay["snap"], lay["rep"], lay["cap"]
+        P, T, head, snap, rep = lay["P"], lay["T"], lay["head"], lay["snap"], lay["rep"]
         snap_piles = []
         k = 0
         for i in range(P):
             n = int(a[snap + i])
             snap_piles.append("".join(COLOUR_LETTERS[int(c)] for c in a[snap + P + k : snap + P + k + n]))
             k += n
-        count = int(a[rep])
-        actions = [int(x) for x in a[rep + 1 + cap + 1 : rep + 1 + cap + count]]
+        actions = rep_actions(a, rep)
         reserved = int(a[head + H_RESERVED])
         snap_reserved = int(a[snap + P + T + 2])
         last = int(a[head + H_LAST_MOVER])

@@ -137,7 +137,7 @@ State layout (``numpy.int32``)
                     last_mover, captured red, captured black, lap_limit, the stacks' share
                     of the position hash (updated card by card)
     snapshot        heights [12], cards stack by stack [52], to_move, first_move
-    record          count, hashes [max_plies+1], actions [max_plies+1]
+    record          count, entries [max_plies+1] (hash bits and action, one word each)
 
 ``to_json()`` gives every stack bottom to top as card names and, with Gering's ending, the
 repetition record as ``history`` (the position after the last capture and the actions since,
@@ -173,6 +173,7 @@ from ..core.repetition import (
     cell_key,
     cells_hash,
     fields_hash,
+    rep_actions,
     rep_block_size,
     rep_clear,
     rep_count,
@@ -720,19 +721,17 @@ class WiddershinsGame(Game):
         if a[O_HEAD + H_LAP_LIMIT]:
             payload["lap_limit"] = int(a[O_HEAD + H_LAP_LIMIT])
         if self.gering:
-            cap = int(self.params[P_CAP])
             stacks = []
             k = 0
             for i in range(N_POS):
                 n = int(a[O_SNAP + i])
                 stacks.append([card_name(int(c) - 1) for c in a[O_SNAP + N_POS + k : O_SNAP + N_POS + k + n]])
                 k += n
-            count = int(a[O_REP])
             payload["history"] = {
                 "stacks": stacks,
                 "to_move": int(a[O_SNAP + N_POS + CAP]),
                 "first_move": bool(a[O_SNAP + N_POS + CAP + 1]),
-                "actions": [int(x) for x in a[O_REP + 1 + cap + 1 : O_REP + 1 + cap + count]],
+                "actions": rep_actions(a, O_REP),
             }
         return payload
 
