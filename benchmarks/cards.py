@@ -120,14 +120,18 @@ class Worker:
 
 
 # -- the baseline checkout ----------------------------------------------------------------------
+class BaselineError(RuntimeError):
+    """The baseline ref cannot be checked out (not a git checkout, or not a commit of it)."""
+
+
 def baseline_checkout(ref: str) -> tuple[Path, str]:
     """``git archive`` of ``ref`` unpacked into a kept temporary directory: (its path, the commit)."""
     try:
         commit = subprocess.run(["git", "rev-parse", "--verify", f"{ref}^{{commit}}"], cwd=ROOT, check=True,
                                 capture_output=True, text=True).stdout.strip()
-    except subprocess.CalledProcessError as err:
-        raise SystemExit(f"benchmarks/cards.py: --baseline {ref!r} is not a commit of this repository "
-                         f"({err.stderr.strip()})") from None
+    except (OSError, subprocess.CalledProcessError) as err:
+        detail = err.stderr.strip() if isinstance(err, subprocess.CalledProcessError) else str(err)
+        raise BaselineError(f"baseline {ref!r} is not a commit of this repository ({detail})") from None
     target = Path(tempfile.gettempdir()) / f"mancala-envs-baseline-{commit[:12]}"
     if not (target / "mancala_envs").is_dir():
         partial = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
@@ -200,16 +204,22 @@ def _cell(fig: dict, scale: float) -> str:
     return text
 
 
-def print_table(result: dict) -> None:
+def table(result: dict) -> list[str]:
+    """The figures as lines of text (new, and with a baseline: baseline and new/baseline)."""
     base = "baseline, new/baseline" if "baseline_commit" in result else ""
-    print(f"card games, {result['mode']} ({result['rounds']} rounds); load {result['load_before'][0]:.2f} -> "
-          f"{result['load_after'][0]:.2f}" + (f"; baseline {result['baseline_commit'][:9]}" if base else ""))
-    print(f"{'id':<24} {'kernel M moves/s':>30} {'MCTS k sims/s':>30} {'alpha-beta k nodes/s':>30}")
+    lines = [f"card games, {result['mode']} ({result['rounds']} rounds); load {result['load_before'][0]:.2f} -> "
+             f"{result['load_after'][0]:.2f}" + (f"; baseline {result['baseline_commit'][:9]}" if base else ""),
+             f"{'id':<24} {'kernel M moves/s':>30} {'MCTS k sims/s':>30} {'alpha-beta k nodes/s':>30}"]
     if base:
-        print(f"{'':<24} {'new (' + base + ')':>30}")
+        lines.append(f"{'':<24} {'new (' + base + ')':>30}")
     for env_id, row in result["figures"].items():
-        print(f"{env_id:<24} {_cell(row['kernel'], 1e6):>30} {_cell(row['mcts'], 1e3):>30} "
-              f"{_cell(row['alphabeta'], 1e3):>30}")
+        lines.append(f"{env_id:<24} {_cell(row['kernel'], 1e6):>30} {_cell(row['mcts'], 1e3):>30} "
+                     f"{_cell(row['alphabeta'], 1e3):>30}")
+    if base:
+        ratios = [row[kind]["ratio"] for row in result["figures"].values() for kind in KINDS]
+        lines.append(f"new/baseline: smallest {min(ratios):.2f}x, median {statistics.median(ratios):.2f}x, "
+                     f"largest {max(ratios):.2f}x")
+    return lines
 
 
 def main(argv=None) -> int:
@@ -225,8 +235,11 @@ def main(argv=None) -> int:
     unknown = [i for i in args.ids if i not in CARD_IDS]
     if unknown:
         parser.error(f"--ids: {', '.join(unknown)} not card-game ids; choose from {', '.join(CARD_IDS)}")
-    result = run(args.ids, "quick" if args.quick else "full", args.baseline)
-    print_table(result)
+    try:
+        result = run(args.ids, "quick" if args.quick else "full", args.baseline)
+    except BaselineError as err:
+        parser.error(f"--baseline: {err}")
+    print("\n".join(table(result)))
     sys.path.insert(0, str(ROOT))
     from mancala_envs.core.files import write_text_atomic
 

@@ -135,7 +135,7 @@ State layout (``numpy.int32``)
     624 .. 635      heights
     header          to_move, done, plies, first_move, south_colour (0 red, 1 black), end,
                     last_mover, captured red, captured black, lap_limit, the stacks' share
-                    of the position hash (updated card by card)
+                    of the position hash (updated card by card; 0 with Parlett's ending)
     snapshot        heights [12], cards stack by stack [52], to_move, first_move
     record          count, entries [max_plies+1] (hash bits and action, one word each)
 
@@ -283,9 +283,11 @@ def _reset_hash(state):
 
 
 @njit(cache=True, inline="always")
-def _toggle(state, index, cell):
-    """Card ``cell`` arrives at or leaves cell ``index``: XOR its key into the hash."""
-    state[O_HEAD + H_HASH] ^= cell_key(index, cell)
+def _toggle(state, index, cell, hashed):
+    """Card ``cell`` arrives at or leaves cell ``index``: XOR its key into the hash (with
+    ``hashed``: only Gering's ending has a repetition rule, and so a hash to keep)."""
+    if hashed:
+        state[O_HEAD + H_HASH] ^= cell_key(index, cell)
 
 
 @njit(cache=True)
@@ -315,14 +317,14 @@ def _capture(state, cell):
 
 
 @njit(cache=True)
-def _land(state, pos, cell, my_colour):
+def _land(state, pos, cell, my_colour, hashed):
     """Drop ``cell`` on ``pos`` as the last card; return True if the move continues from pos."""
     h = state[O_H + pos]
     base = pos * CAP
     if h == 0:
         state[base] = cell
         state[O_H + pos] = 1
-        _toggle(state, base, cell)
+        _toggle(state, base, cell, hashed)
         return False
     top = state[base + h - 1]
     c = _colour(cell)
@@ -330,12 +332,12 @@ def _land(state, pos, cell, my_colour):
     state[base + h] = cell
     state[O_H + pos] = h + 1
     if c == tc:
-        _toggle(state, base + h, cell)
+        _toggle(state, base + h, cell, hashed)
         return c == my_colour  # own card on own stack: lift and sow on; else the move ends
     dropped_rank = _rank(cell)
     top_rank = _rank(top)
     if dropped_rank == top_rank:  # both captured
-        _toggle(state, base + h - 1, top)
+        _toggle(state, base + h - 1, top, hashed)
         state[base + h] = 0
         state[base + h - 1] = 0
         state[O_H + pos] = h - 1
@@ -344,7 +346,8 @@ def _land(state, pos, cell, my_colour):
         return False
     dv = 14 if dropped_rank == 1 else dropped_rank
     if dv > top_rank:  # (a top Ace counts 1) every card of the top's colour goes
-        state[O_HEAD + H_HASH] ^= stack_hash(state, pos, CAP, h)  # out: the stack before the drop
+        if hashed:
+            state[O_HEAD + H_HASH] ^= stack_hash(state, pos, CAP, h)  # out: the stack before the drop
         k = 0
         for j in range(h + 1):
             x = state[base + j]
@@ -356,7 +359,8 @@ def _land(state, pos, cell, my_colour):
         for j in range(k, h + 1):
             state[base + j] = 0
         state[O_H + pos] = k
-        state[O_HEAD + H_HASH] ^= stack_hash(state, pos, CAP, k)  # in: what is left
+        if hashed:
+            state[O_HEAD + H_HASH] ^= stack_hash(state, pos, CAP, k)  # in: what is left
         return False
     # the dropped card alone is captured
     state[base + h] = 0
@@ -366,14 +370,16 @@ def _land(state, pos, cell, my_colour):
 
 
 @njit(cache=True)
-def _sow(state, pos, my_colour):
+def _sow(state, pos, my_colour, hashed):
     """Lift the stack at ``pos`` (2 or more cards) and sow it; laps while the rules say so."""
     laps = 0
     while True:
         laps += 1
         n = state[O_H + pos]
         base = pos * CAP
-        hs = state[O_HEAD + H_HASH] ^ stack_hash(state, pos, CAP, n)  # the lifted stack out
+        hs = state[O_HEAD + H_HASH]
+        if hashed:
+            hs ^= stack_hash(state, pos, CAP, n)  # the lifted stack out
         lo = base
         hi = base + n - 1
         while lo < hi:  # top card first: reverse, then read cell k at step k
@@ -390,14 +396,15 @@ def _sow(state, pos, my_colour):
             hq = state[O_H + q]
             state[q * CAP + hq] = cell
             state[O_H + q] = hq + 1
-            hs ^= cell_key(q * CAP + hq, cell)
+            if hashed:
+                hs ^= cell_key(q * CAP + hq, cell)
         state[O_HEAD + H_HASH] = hs
         last = state[base + n - 1]
         q = q + 1 if q < N_POS - 1 else 0
         # clear the cells of the old stack that the origin did not receive again
         for j in range(state[O_H + pos], n):
             state[base + j] = 0
-        if not _land(state, q, last, my_colour):
+        if not _land(state, q, last, my_colour, hashed):
             return
         if laps >= MAX_LAPS:
             state[O_HEAD + H_LAP_LIMIT] += 1
@@ -406,13 +413,13 @@ def _sow(state, pos, my_colour):
 
 
 @njit(cache=True)
-def _move(state, pos, clockwise, my_colour):
+def _move(state, pos, clockwise, my_colour, hashed):
     h = state[O_H + pos]
     if h >= 2:
-        _sow(state, pos, my_colour)
+        _sow(state, pos, my_colour, hashed)
         return
     cell = state[pos * CAP]
-    _toggle(state, pos * CAP, cell)
+    _toggle(state, pos * CAP, cell, hashed)
     state[pos * CAP] = 0
     state[O_H + pos] = 0
     rank = _rank(cell)
@@ -422,8 +429,8 @@ def _move(state, pos, clockwise, my_colour):
         target = N_POS - 1 - pos
     else:
         target = (pos + rank) % N_POS
-    if _land(state, target, cell, my_colour):
-        _sow(state, target, my_colour)
+    if _land(state, target, cell, my_colour, hashed):
+        _sow(state, target, my_colour, hashed)
 
 
 @njit(cache=True)
@@ -465,7 +472,7 @@ def _play(state, params, action):
         clockwise = action >= A_ACE_CW
         rel = action - A_ACE_CW if clockwise else action
         pos = (rel + 6 * mover) % N_POS
-        _move(state, pos, clockwise, _player_colour(state, mover))
+        _move(state, pos, clockwise, _player_colour(state, mover), params[P_ENDING] == ENDING_GERING)
     state[head + H_FIRST] = 0
     state[head + H_TO_MOVE] = 1 - mover
     _settle(state, params)
@@ -498,8 +505,8 @@ def init(state, params, rng):
     state[O_HEAD + H_FIRST] = 1
     state[O_HEAD + H_SOUTH_COLOUR] = _colour(state[state[O_H] - 1])
     state[O_HEAD + H_LAST_MOVER] = -1
-    _reset_hash(state)
     if params[P_ENDING] == ENDING_GERING:
+        _reset_hash(state)
         _new_stretch(state, params)
 
 
@@ -781,7 +788,8 @@ class WiddershinsGame(Game):
         a[O_HEAD + H_LAST_MOVER] = last_mover
         a[O_HEAD + H_CAPTURED] = captured[0]
         a[O_HEAD + H_CAPTURED + 1] = captured[1]
-        _reset_hash(a)
+        if self.gering:
+            _reset_hash(a)
         return a
 
     def _state_from_json(self, payload: dict) -> np.ndarray:
