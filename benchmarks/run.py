@@ -26,6 +26,10 @@ Figures (each measured several times after a warm-up; the reported value is the 
   alphabeta_by_id  our alpha-beta (``mancala_envs.agents.search``), iterative deepening from every id's
                 start position for a fixed time, nodes/s
   (the search figures are measured by the functions of ``benchmarks/search.py``)
+  cards         kernel moves/s, MCTS sims/s and alpha-beta nodes/s of the card games, here and
+                at ``CARDS_BASELINE`` (the commit before their speed-up), alternated in one
+                run by ``benchmarks/cards.py``; ratios new/baseline (rondell-v0 and
+                widdershins-v0 with --quick, every card id in the full run, none in --smoke)
 
 Prints a table and writes JSON (to a temporary name, then ``os.replace``). Timings are never
 asserted; the exit code is 1 only when a figure failed with an error (an optional peer that
@@ -56,6 +60,10 @@ import numpy as np  # noqa: E402
 
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "latest.json"
 SCHEMA_VERSION = 1
+
+# The card games' figures are measured against this commit in the same run (benchmarks/cards.py):
+# main before issue 21's card-game work, whose figures the issue calls "today's".
+CARDS_BASELINE = "1daa25f"
 
 # Targets from the issue. Reported, never asserted.
 TARGETS = {
@@ -91,6 +99,11 @@ TARGETS = {
         "value": 1.0,
         "lower_is_better": True,
         "text": "a new process (warm numba cache) plays its first alpha-beta / MCTS move within 1 s",
+    },
+    "cards_vs_baseline": {
+        "value": 3.0,
+        "text": f"card games 3x faster: the smallest ratio (kernel, MCTS, alpha-beta; Rondell, Widdershins) "
+                f"to commit {CARDS_BASELINE}, same run",
     },
 }
 
@@ -695,6 +708,24 @@ def bench_alphabeta(env_id: str, repeats: int, seconds: float) -> dict[str, Any]
     return _summary(fig["samples"], "nodes/s", seconds=seconds, depth=fig["depth"])
 
 
+# -- (m): the card games against the commit before their speed-up ------------------------------
+# per mode: the ids measured by benchmarks/cards.py (its quick budgets), or None to skip
+CARDS_PLAN = {"smoke": None, "quick": ("rondell-v0", "widdershins-v0"), "full": "all"}
+
+
+def bench_cards(mode: str) -> dict[str, Any]:
+    """``benchmarks/cards.py``: kernel, MCTS and alpha-beta of the card games, here and at
+    ``CARDS_BASELINE``, alternated in one run (without a git checkout: here only)."""
+    cards = _bench_module("cards")
+    ids = cards.CARD_IDS if CARDS_PLAN[mode] == "all" else CARDS_PLAN[mode]
+    try:
+        result = cards.run(ids, "quick", CARDS_BASELINE)
+    except cards.BaselineError as exc:
+        result = {**cards.run(ids, "quick", None), "baseline_error": str(exc)}
+    ratios = [fig["ratio"] for row in result["figures"].values() for fig in row.values() if "ratio" in fig]
+    return {"status": "ok", **result, "min_ratio": min(ratios) if ratios else None}
+
+
 # -- the run ----------------------------------------------------------------------------------
 def _guard(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     try:
@@ -790,6 +821,9 @@ def run(mode: str) -> dict[str, Any]:
             env_id: _guard(lambda e=env_id: bench_alphabeta(e, a_rep, a_sec)) for env_id in mancala_envs.list_envs()
         }
 
+    if CARDS_PLAN[mode] is not None:
+        figures["cards"] = _guard(lambda: bench_cards(mode))
+
     if plan["cold_start"] is not None:
         figures["cold_start"] = _guard(lambda: bench_cold_start(plan["cold_start"]))
 
@@ -825,6 +859,7 @@ def run(mode: str) -> dict[str, Any]:
         "ppo_vs_trivial": ratios["ppo_selfplay_vs_trivial_env"],
         "mcts_vs_openspiel": ratios["mcts_vs_openspiel_sims"],
         "cold_start_seconds": ok_value(figures.get("cold_start", {})),
+        "cards_vs_baseline": figures.get("cards", {}).get("min_ratio"),
     }
     targets = {name: _verdict(TARGETS[name], value) for name, value in measured.items()}
     return {
@@ -934,6 +969,11 @@ def render(report: dict[str, Any]) -> str:
         row(f"(i) MCTS, {env_id}", fig)
     for env_id, fig in f.get("alphabeta_by_id", {}).items():
         row(f"(k) alpha-beta, {env_id} (depth {fig.get('depth', '?')})", fig)
+    cards = f.get("cards")
+    if cards is not None and cards.get("status") == "ok":
+        lines += ["", "(m) " + "\n    ".join(_bench_module("cards").table(cards)), ""]
+    elif cards is not None:
+        lines.append(f"{'(m) card games vs ' + CARDS_BASELINE:<52} {cards.get('status')}: {cards.get('detail', '')}")
     cold = f.get("cold_start")
     if cold is not None:
         if cold.get("status") != "ok":

@@ -316,7 +316,7 @@ def test_benchmark_smoke_run(tmp_path):
     assert report["machine"]["numba_threads"] == 1
     assert set(report["targets"]) == {
         "kernel_moves_per_s", "kernel_vs_kalah_only", "aec_vs_tictactoe", "batch_steps_per_s", "batch_vs_openspiel",
-        "ppo_vs_trivial", "mcts_vs_openspiel", "cold_start_seconds",
+        "ppo_vs_trivial", "mcts_vs_openspiel", "cold_start_seconds", "cards_vs_baseline",
     }
     assert report["targets"]["kernel_vs_kalah_only"]["value"] == 0.9
     assert report["targets"]["cold_start_seconds"]["value"] == 1.0

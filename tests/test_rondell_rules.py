@@ -14,7 +14,7 @@ import pytest
 
 import mancala_envs
 from mancala_envs import IllegalActionError, InvalidOptionError, InvalidStateError, NotationError
-from mancala_envs.core.repetition import repeats_exactly
+from mancala_envs.core.repetition import ACTION_BITS, HASH_BITS, rep_action, rep_hash, repeats_exactly
 from mancala_envs.games import rondell as rondell_module
 from mancala_envs.games.rondell import check_deck
 
@@ -225,7 +225,9 @@ def test_hash_matches_are_confirmed_so_a_collision_cannot_end_the_game():
     # forge a record whose entry 0 has the hash of the current position: a "collision"
     params = game.params
     rep, cap = int(params[rondell_module.P_O_REP]), int(params[rondell_module.P_CAP])
-    state.array[rep + 1] = rondell_module._position_hash(state.array, params)
+    forged = int(rondell_module._position_hash(state.array, params)) & (2**HASH_BITS - 1)
+    state.array[rep + 1] = forged << ACTION_BITS  # entry 0: that hash, action -1
+    assert rep_hash(state.array, rep, cap, 0) == forged and rep_action(state.array, rep, cap, 0) == -1
     assert not repeats_exactly(state.array, params, rep, cap, 0, rondell_module._load_snapshot,
                                rondell_module._play, rondell_module._same_position)
     state.apply(5)

@@ -91,10 +91,30 @@ def _finish_hash(h):
 
 @njit(cache=True)
 def hash_state(state):
-    """A 64-bit FNV-style hash of a whole state array (every field, history included)."""
-    h = FNV_OFFSET_BASIS
-    for i in range(state.shape[0]):
-        h = (h ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
+    """A 64-bit FNV-style hash of a whole state array (every field, history included).
+
+    Four FNV lanes take every fourth word each and are folded together at the end: one
+    chain's multiplies wait for each other, four independent chains overlap, which makes
+    the hash of a long state (the card games' repetition record) about four times faster.
+    """
+    n = state.shape[0]
+    h0 = FNV_OFFSET_BASIS
+    h1 = h0 ^ np.uint64(1)
+    h2 = h0 ^ np.uint64(2)
+    h3 = h0 ^ np.uint64(3)
+    i = 0
+    while i + 4 <= n:
+        h0 = (h0 ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
+        h1 = (h1 ^ np.uint64(np.uint32(state[i + 1]))) * FNV_PRIME
+        h2 = (h2 ^ np.uint64(np.uint32(state[i + 2]))) * FNV_PRIME
+        h3 = (h3 ^ np.uint64(np.uint32(state[i + 3]))) * FNV_PRIME
+        i += 4
+    while i < n:
+        h0 = (h0 ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
+        i += 1
+    h = (h0 ^ _finish_hash(h1)) * FNV_PRIME
+    h = (h ^ _finish_hash(h2)) * FNV_PRIME
+    h = (h ^ _finish_hash(h3)) * FNV_PRIME
     return _finish_hash(h)
 
 

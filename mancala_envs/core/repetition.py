@@ -6,15 +6,16 @@ flat ``int32`` state, a *record* of that stretch and nothing older:
 
 * a **snapshot** of the position at the start of the stretch (game-specific layout, kept
   by the game itself), and
-* a **block** of entries, one per ply since the snapshot: the action played and a 31-bit
-  hash of the position it led to (``NOT_A_CHECKPOINT`` for positions that are never
-  compared, e.g. a mid-turn decision step). Entry 0 is the snapshot position itself.
+* a **block** of entries, one word per ply since the snapshot: the action played and 25
+  bits of the hash of the position it led to (``NOT_A_CHECKPOINT`` for positions that are
+  never compared, e.g. a mid-turn decision step). Entry 0 is the snapshot position itself.
 
 Checking a new position: ``rep_find`` scans the block for an equal hash. A hash is only a
 filter: the game **confirms** every match exactly, by replaying the recorded actions from
 the snapshot on a scratch copy and comparing the whole position. A hash collision therefore
 costs a replay and can never end a game. (Storing the positions themselves would need a
-packed position per ply; the hash-plus-replay record needs two words per ply.)
+packed position per ply; the hash-plus-replay record needs one word per ply. Search
+copies and hashes the whole state at every node, so the record's size is paid there.)
 
 After an irreversible ply the game calls ``rep_clear`` and writes a new snapshot. Because
 the env, the batched engine and every search agent call the same kernel on the same state,
@@ -23,8 +24,9 @@ they all see the same ending.
 Block layout at offset ``off`` with capacity ``cap`` (``rep_block_size(cap)`` words)::
 
     off+0                     count: entries in use (0..cap)
-    off+1 .. off+1+cap        hashes (int32 >= 0), or NOT_A_CHECKPOINT (-1)
-    off+1+cap .. off+1+2cap   actions (int32; -1 for entry 0, the snapshot)
+    off+1 .. off+1+cap        entries: (hash bits << 6) | (action + 1), the hash bits being
+                              the low 25 bits of the position's hash (all ones for
+                              NOT_A_CHECKPOINT) and the action -1 for entry 0 (the snapshot)
 
 Entries past ``count`` are always zero, so two states holding the same record are equal as
 arrays. A game sizes ``cap`` so that the block cannot fill before its ply cap (``max_plies
@@ -37,7 +39,9 @@ Stacked-card games
 The card games keep their board as ``stacks`` stacks of ``cells`` cells each (stack ``i``
 in ``state[i*cells : (i+1)*cells]``, bottom card first), the stack heights at ``heights``
 and a header at ``head``. For them this module also holds the rest of the record, written
-once: the position hash (``stacks_hash``), the snapshot (``snapshot_take``/``snapshot_restore``,
+once: the position hash (``stacks_hash``: a Zobrist hash, the XOR of one key per card and
+position field, which the games update move by move from ``cell_key`` and ``stack_hash``
+and check against ``cells_hash``), the snapshot (``snapshot_take``/``snapshot_restore``,
 ``stacks_equal``), the exact confirmation by replay (``repeats_exactly``) and one ply of
 record-keeping (``record_ply``). ``fields`` names the header entries that belong to the
 position (the player to move, a phase, ...). Snapshot layout at ``snap``::
@@ -57,38 +61,34 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .jit_helpers import FNV_OFFSET_BASIS, FNV_PRIME, splitmix64
+from .jit_helpers import splitmix64
 
 NOT_A_CHECKPOINT = -1
 
 R_COUNT = 0
 R_ENTRIES = 1
+ACTION_BITS = 6  # actions -1 .. 62 fit in an entry
+HASH_BITS = 25
+_ACTION_MASK = (1 << ACTION_BITS) - 1
+_HASH_MASK = (1 << HASH_BITS) - 1  # also the bits stored for NOT_A_CHECKPOINT
 
 _U33 = np.uint64(33)
 
 
 def rep_block_size(cap: int) -> int:
     """Words of a block holding ``cap`` entries."""
-    return R_ENTRIES + 2 * cap
+    return R_ENTRIES + cap
 
 
 @njit(cache=True, inline="always")
-def hash_start():
-    """The hash of nothing; feed words with ``hash_mix``."""
-    return FNV_OFFSET_BASIS
+def cell_key(index, value):
+    """The 31-bit Zobrist key of ``value`` (-1 .. 126) held at ``index`` of a position.
 
-
-@njit(cache=True, inline="always")
-def hash_mix(h, x):
-    """Fold the integer ``x`` into the 64-bit hash ``h`` (FNV-1a on whole words: one xor, one
-    multiply; the hash is only a filter, every match is confirmed, so speed wins here)."""
-    return (h ^ np.uint64(np.int64(x) & 0xFFFFFFFF)) * FNV_PRIME
-
-
-@njit(cache=True, inline="always")
-def hash_finish(h):
-    """The 31-bit non-negative value stored in a block entry (after a splitmix64 finaliser)."""
-    _, z = splitmix64(h)
+    A position's hash is the XOR of the keys of what it holds, so a move updates it by
+    XOR-ing out what it takes away and XOR-ing in what it puts down, without reading the rest
+    of the board. The keys are splitmix64 outputs (computed, not stored in a table).
+    """
+    _, z = splitmix64(np.uint64((np.int64(index) << 7) + value + 1))
     return np.int32(z >> _U33)
 
 
@@ -97,14 +97,27 @@ def rep_count(state, off):
     return state[off + R_COUNT]
 
 
+@njit(cache=True, inline="always")
+def _hash_bits(h):
+    """The bits of hash ``h`` (>= 0, or NOT_A_CHECKPOINT) that an entry keeps."""
+    return h & _HASH_MASK
+
+
 @njit(cache=True)
 def rep_hash(state, off, cap, i):
-    return state[off + R_ENTRIES + i]
+    """The hash bits of entry ``i`` (``_HASH_MASK`` for NOT_A_CHECKPOINT)."""
+    return state[off + R_ENTRIES + i] >> ACTION_BITS
 
 
 @njit(cache=True)
 def rep_action(state, off, cap, i):
-    return state[off + R_ENTRIES + cap + i]
+    return (state[off + R_ENTRIES + i] & _ACTION_MASK) - 1
+
+
+def rep_actions(state: np.ndarray, off: int) -> list[int]:
+    """The actions of entries 1 .. count-1 (the plies since the snapshot), for Python callers."""
+    entries = state[off + R_ENTRIES + 1 : off + R_ENTRIES + int(state[off + R_COUNT])]
+    return [int(x) for x in (entries & _ACTION_MASK) - 1]
 
 
 @njit(cache=True)
@@ -113,47 +126,69 @@ def rep_clear(state, off, cap):
     n = state[off + R_COUNT]
     for i in range(n):
         state[off + R_ENTRIES + i] = 0
-        state[off + R_ENTRIES + cap + i] = 0
     state[off + R_COUNT] = 0
 
 
 @njit(cache=True)
 def rep_push(state, off, cap, h, action):
-    """Append (hash, action); False (and nothing written) when the block is full."""
+    """Append (hash, action) (``action`` -1 .. 62); False (and nothing written) when the block is full."""
     n = state[off + R_COUNT]
     if n >= cap:
         return False
-    state[off + R_ENTRIES + n] = h
-    state[off + R_ENTRIES + cap + n] = action
+    state[off + R_ENTRIES + n] = (_hash_bits(h) << ACTION_BITS) | (action + 1)
     state[off + R_COUNT] = n + 1
     return True
 
 
 @njit(cache=True)
 def rep_find(state, off, cap, h, start):
-    """The first entry index >= start whose hash is ``h``, or -1 (``h`` must be >= 0)."""
+    """The first entry index >= start whose hash bits are those of ``h``, or -1 (``h`` must be
+    >= 0; a NOT_A_CHECKPOINT entry can match too, and then fails the exact confirmation)."""
     n = state[off + R_COUNT]
     base = off + R_ENTRIES
+    bits = _hash_bits(h)
     for i in range(start, n):
-        if state[base + i] == h:
+        if state[base + i] >> ACTION_BITS == bits:
             return i
     return -1
 
 
 # -- stacked-card games ----------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def stack_hash(state, i, cells, n):
+    """The XOR of the keys of the first ``n`` cards of stack ``i`` (its hash share when it holds ``n``)."""
+    h = np.int32(0)
+    base = i * cells
+    for j in range(n):
+        h ^= cell_key(base + j, state[base + j])
+    return h
+
+
+@njit(cache=True)
+def cells_hash(state, stacks, cells, heights):
+    """The hash share of the stacks, computed from scratch: the XOR of ``cell_key(i*cells + j,
+    card)`` over every card. The games keep it in their header and update it move by move."""
+    h = np.int32(0)
+    for i in range(stacks):
+        h ^= stack_hash(state, i, cells, state[heights + i])
+    return h
+
+
+@njit(cache=True, inline="always")
+def fields_hash(state, stacks, cells, head, fields):
+    """The hash share of the header ``fields`` (keyed past the cells)."""
+    h = np.int32(0)
+    for n, f in enumerate(fields):
+        h ^= cell_key(stacks * cells + n, state[head + f])
+    return h
+
+
 @njit(cache=True)
 def stacks_hash(state, stacks, cells, heights, head, fields):
-    """The 31-bit hash of the stacks (heights and cards) and the header ``fields``."""
-    h = hash_start()
-    for i in range(stacks):
-        n = state[heights + i]
-        h = hash_mix(h, n)
-        base = i * cells
-        for j in range(n):
-            h = hash_mix(h, state[base + j])
-    for f in fields:
-        h = hash_mix(h, state[head + f])
-    return hash_finish(h)
+    """The 31-bit hash of the stacks and the header ``fields``, from scratch (``cells_hash ^
+    fields_hash``). A stack's height is implied: its cards are nonzero and the cells above are
+    zero."""
+    return cells_hash(state, stacks, cells, heights) ^ fields_hash(state, stacks, cells, head, fields)
 
 
 @njit(cache=True)

@@ -93,8 +93,8 @@ Package rulings (points the rules leave open)
 Repetition record (exact, see ``mancala_envs.core.repetition``)
 ---------------------------------------------------------------
 A position can only repeat since the last capture, so the state keeps a snapshot of the
-position after the last capture and, for every ply since, the action and a 31-bit hash of
-the position reached. A new position is compared by hash with the recorded ones, and every
+position after the last capture and, for every ply since, the action and 25 bits of a
+hash of the position reached (one word). A new position is compared by hash with the recorded ones, and every
 hash match is confirmed by replaying the recorded actions from the snapshot and comparing
 the whole position, so a hash collision can never end a game. The record holds
 ``max_plies + 1`` entries, enough for any game up to the ply cap (which is why
@@ -163,9 +163,10 @@ State layout (``numpy.int32``)
     +P .. +2P           next pile counterclockwise (-1 once gone)
     +2P .. +3P          previous pile (-1 once gone)
     header              to_move, done, plies, phase, reserved, end, leftover_to, last_mover,
-                        red/blue pairs of player 0, red/blue pairs of player 1, piles left
+                        red/blue pairs of player 0, red/blue pairs of player 1, piles left,
+                        the piles' share of the position hash (updated card by card)
     snapshot            heights [P], cards pile by pile [T], to_move, phase, reserved
-    record              count, hashes [max_plies+1], actions [max_plies+1]
+    record              count, entries [max_plies+1] (hash bits and action, one word each)
 
 ``to_json()`` gives every pile bottom to top as a string of ``R`` and ``B`` and the record
 as ``history`` (the snapshot position and the actions since); ``state_from_json`` replays
@@ -199,6 +200,10 @@ from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
     NOT_A_CHECKPOINT,
+    cell_key,
+    cells_hash,
+    fields_hash,
+    rep_actions,
     rep_block_size,
     rep_clear,
     rep_count,
@@ -207,8 +212,8 @@ from ..core.repetition import (
     replay_checked,
     snapshot_restore,
     snapshot_take,
+    stack_hash,
     stacks_equal,
-    stacks_hash,
 )
 
 # -- parameter vector: the options of PARAM_OPTIONS (Option.encode), then derived values ----
@@ -239,7 +244,8 @@ H_TAKER = 6
 H_LAST_MOVER = 7
 H_PAIRS = 8  # 8: p0 red, 9: p0 blue, 10: p1 red, 11: p1 blue
 H_PILES_LEFT = 12
-HEADER_SIZE = 13
+H_HASH = 13  # the stacks' share of the position hash (core.repetition.cells_hash), kept move by move
+HEADER_SIZE = 14
 
 PHASE_MOVE = 0
 PHASE_RESERVE = 1
@@ -286,7 +292,15 @@ def _has_move(state, params, player, reserved):
 
 @njit(cache=True)
 def _position_hash(state, params):
-    return stacks_hash(state, params[P_PILES], params[P_T], params[P_O_H], params[P_O_HEAD], POSITION_FIELDS)
+    """The position's hash: the piles' share, kept in the header, and the position fields."""
+    head = params[P_O_HEAD]
+    return state[head + H_HASH] ^ fields_hash(state, params[P_PILES], params[P_T], head, POSITION_FIELDS)
+
+
+@njit(cache=True)
+def _reset_hash(state, params):
+    """Compute the piles' share of the hash from scratch (after a deal, a load or a restore)."""
+    state[params[P_O_HEAD] + H_HASH] = cells_hash(state, params[P_PILES], params[P_T], params[P_O_H])
 
 
 @njit(cache=True)
@@ -335,6 +349,7 @@ def _load_snapshot(state, params):
     snapshot_restore(state, params[P_PILES], params[P_T], params[P_O_H], head, POSITION_FIELDS, params[P_O_SNAP])
     state[head + H_DONE] = 0
     _rebuild_links(state, params)
+    _reset_hash(state, params)
 
 
 @njit(cache=True)
@@ -352,10 +367,12 @@ def _sow(state, params, pile, mover):
     head = params[P_O_HEAD]
     bottom_up = params[P_BOTTOM_UP] != 0
     captured = False
+    h = state[head + H_HASH]  # every card lifted is XOR-ed out, every card put down XOR-ed in
     p = pile
     while True:
         n = state[oh + p]
         base = p * T
+        h ^= stack_hash(state, p, T, n)
         if not bottom_up:  # top card first: reverse in place, then read cell k at step k
             lo = base
             hi = base + n - 1
@@ -380,12 +397,14 @@ def _sow(state, params, pile, mover):
                 top_before = state[pos * T + hp - 1]
             state[pos * T + hp] = card
             state[oh + pos] = hp + 1
+            h ^= cell_key(pos * T + hp, card)
         for j in range(state[oh + p], n):  # cells of the old pile not overwritten
             state[base + j] = 0
         if top_before != card:
             break
         # capture the pair
         hq = state[oh + pos] - 2
+        h ^= cell_key(pos * T + hq, card) ^ cell_key(pos * T + hq + 1, card)  # both of its colour
         state[pos * T + hq] = 0
         state[pos * T + hq + 1] = 0
         state[oh + pos] = hq
@@ -403,6 +422,7 @@ def _sow(state, params, pile, mover):
         if hq < 2:
             break
         p = pos
+    state[head + H_HASH] = h
     return captured
 
 
@@ -495,6 +515,7 @@ def init(state, params, rng):
     state[head + H_TAKER] = -1
     state[head + H_LAST_MOVER] = -1
     _rebuild_links(state, params)
+    _reset_hash(state, params)
     _new_stretch(state, params)
 
 
@@ -773,15 +794,14 @@ class RondellGame(Game):
 
     def _state_to_json(self, a: np.ndarray) -> dict:
         lay = self._layout()
-        P, T, head, snap, rep, cap = lay["P"], lay["T"], lay["head"], lay["snap"], lay["rep"], lay["cap"]
+        P, T, head, snap, rep = lay["P"], lay["T"], lay["head"], lay["snap"], lay["rep"]
         snap_piles = []
         k = 0
         for i in range(P):
             n = int(a[snap + i])
             snap_piles.append("".join(COLOUR_LETTERS[int(c)] for c in a[snap + P + k : snap + P + k + n]))
             k += n
-        count = int(a[rep])
-        actions = [int(x) for x in a[rep + 1 + cap + 1 : rep + 1 + cap + count]]
+        actions = rep_actions(a, rep)
         reserved = int(a[head + H_RESERVED])
         snap_reserved = int(a[snap + P + T + 2])
         last = int(a[head + H_LAST_MOVER])
@@ -841,6 +861,7 @@ class RondellGame(Game):
             a[head + H_PAIRS + 2 * p] = pairs[p][0]
             a[head + H_PAIRS + 2 * p + 1] = pairs[p][1]
         _rebuild_links(a, self.params)
+        _reset_hash(a, self.params)
         return a
 
     def _check_position(self, piles, pairs, to_move, phase, reserved, where: str) -> None:

@@ -134,9 +134,10 @@ State layout (``numpy.int32``)
     0 .. 623        cells: stack i's card j (0 = bottom) at i*52 + j, card id + 1 (0 none)
     624 .. 635      heights
     header          to_move, done, plies, first_move, south_colour (0 red, 1 black), end,
-                    last_mover, captured red, captured black, lap_limit
+                    last_mover, captured red, captured black, lap_limit, the stacks' share
+                    of the position hash (updated card by card; 0 with Parlett's ending)
     snapshot        heights [12], cards stack by stack [52], to_move, first_move
-    record          count, hashes [max_plies+1], actions [max_plies+1]
+    record          count, entries [max_plies+1] (hash bits and action, one word each)
 
 ``to_json()`` gives every stack bottom to top as card names and, with Gering's ending, the
 repetition record as ``history`` (the position after the last capture and the actions since,
@@ -169,6 +170,10 @@ from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, boar
 from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
+    cell_key,
+    cells_hash,
+    fields_hash,
+    rep_actions,
     rep_block_size,
     rep_clear,
     rep_count,
@@ -177,8 +182,8 @@ from ..core.repetition import (
     replay_checked,
     snapshot_restore,
     snapshot_take,
+    stack_hash,
     stacks_equal,
-    stacks_hash,
 )
 
 N_POS = 12
@@ -208,7 +213,8 @@ H_END = 5
 H_LAST_MOVER = 6
 H_CAPTURED = 7  # 7 red, 8 black
 H_LAP_LIMIT = 9
-HEADER_SIZE = 10
+H_HASH = 10  # the stacks' share of the position hash (core.repetition.cells_hash), kept move by move
+HEADER_SIZE = 11
 # The header entries that belong to a position for the repetition rule (hashed, snapshotted).
 POSITION_FIELDS = (H_TO_MOVE, H_FIRST)
 O_SNAP = O_HEAD + HEADER_SIZE
@@ -266,7 +272,22 @@ def _cards_in_play(state, colour):
 
 @njit(cache=True)
 def _position_hash(state):
-    return stacks_hash(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS)
+    """The position's hash: the stacks' share, kept in the header, and the position fields."""
+    return state[O_HEAD + H_HASH] ^ fields_hash(state, N_POS, CAP, O_HEAD, POSITION_FIELDS)
+
+
+@njit(cache=True)
+def _reset_hash(state):
+    """Compute the stacks' share of the hash from scratch (after a deal, a load or a restore)."""
+    state[O_HEAD + H_HASH] = cells_hash(state, N_POS, CAP, O_H)
+
+
+@njit(cache=True, inline="always")
+def _toggle(state, index, cell, hashed):
+    """Card ``cell`` arrives at or leaves cell ``index``: XOR its key into the hash (with
+    ``hashed``: only Gering's ending has a repetition rule, and so a hash to keep)."""
+    if hashed:
+        state[O_HEAD + H_HASH] ^= cell_key(index, cell)
 
 
 @njit(cache=True)
@@ -282,6 +303,7 @@ def _new_stretch(state, params):
 def _load_snapshot(state, params):
     snapshot_restore(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS, O_SNAP)
     state[O_HEAD + H_DONE] = 0
+    _reset_hash(state)
 
 
 @njit(cache=True)
@@ -295,13 +317,14 @@ def _capture(state, cell):
 
 
 @njit(cache=True)
-def _land(state, pos, cell, my_colour):
+def _land(state, pos, cell, my_colour, hashed):
     """Drop ``cell`` on ``pos`` as the last card; return True if the move continues from pos."""
     h = state[O_H + pos]
     base = pos * CAP
     if h == 0:
         state[base] = cell
         state[O_H + pos] = 1
+        _toggle(state, base, cell, hashed)
         return False
     top = state[base + h - 1]
     c = _colour(cell)
@@ -309,10 +332,12 @@ def _land(state, pos, cell, my_colour):
     state[base + h] = cell
     state[O_H + pos] = h + 1
     if c == tc:
+        _toggle(state, base + h, cell, hashed)
         return c == my_colour  # own card on own stack: lift and sow on; else the move ends
     dropped_rank = _rank(cell)
     top_rank = _rank(top)
     if dropped_rank == top_rank:  # both captured
+        _toggle(state, base + h - 1, top, hashed)
         state[base + h] = 0
         state[base + h - 1] = 0
         state[O_H + pos] = h - 1
@@ -321,6 +346,8 @@ def _land(state, pos, cell, my_colour):
         return False
     dv = 14 if dropped_rank == 1 else dropped_rank
     if dv > top_rank:  # (a top Ace counts 1) every card of the top's colour goes
+        if hashed:
+            state[O_HEAD + H_HASH] ^= stack_hash(state, pos, CAP, h)  # out: the stack before the drop
         k = 0
         for j in range(h + 1):
             x = state[base + j]
@@ -332,6 +359,8 @@ def _land(state, pos, cell, my_colour):
         for j in range(k, h + 1):
             state[base + j] = 0
         state[O_H + pos] = k
+        if hashed:
+            state[O_HEAD + H_HASH] ^= stack_hash(state, pos, CAP, k)  # in: what is left
         return False
     # the dropped card alone is captured
     state[base + h] = 0
@@ -341,13 +370,16 @@ def _land(state, pos, cell, my_colour):
 
 
 @njit(cache=True)
-def _sow(state, pos, my_colour):
+def _sow(state, pos, my_colour, hashed):
     """Lift the stack at ``pos`` (2 or more cards) and sow it; laps while the rules say so."""
     laps = 0
     while True:
         laps += 1
         n = state[O_H + pos]
         base = pos * CAP
+        hs = state[O_HEAD + H_HASH]
+        if hashed:
+            hs ^= stack_hash(state, pos, CAP, n)  # the lifted stack out
         lo = base
         hi = base + n - 1
         while lo < hi:  # top card first: reverse, then read cell k at step k
@@ -364,12 +396,15 @@ def _sow(state, pos, my_colour):
             hq = state[O_H + q]
             state[q * CAP + hq] = cell
             state[O_H + q] = hq + 1
+            if hashed:
+                hs ^= cell_key(q * CAP + hq, cell)
+        state[O_HEAD + H_HASH] = hs
         last = state[base + n - 1]
         q = q + 1 if q < N_POS - 1 else 0
         # clear the cells of the old stack that the origin did not receive again
         for j in range(state[O_H + pos], n):
             state[base + j] = 0
-        if not _land(state, q, last, my_colour):
+        if not _land(state, q, last, my_colour, hashed):
             return
         if laps >= MAX_LAPS:
             state[O_HEAD + H_LAP_LIMIT] += 1
@@ -378,12 +413,13 @@ def _sow(state, pos, my_colour):
 
 
 @njit(cache=True)
-def _move(state, pos, clockwise, my_colour):
+def _move(state, pos, clockwise, my_colour, hashed):
     h = state[O_H + pos]
     if h >= 2:
-        _sow(state, pos, my_colour)
+        _sow(state, pos, my_colour, hashed)
         return
     cell = state[pos * CAP]
+    _toggle(state, pos * CAP, cell, hashed)
     state[pos * CAP] = 0
     state[O_H + pos] = 0
     rank = _rank(cell)
@@ -393,8 +429,8 @@ def _move(state, pos, clockwise, my_colour):
         target = N_POS - 1 - pos
     else:
         target = (pos + rank) % N_POS
-    if _land(state, target, cell, my_colour):
-        _sow(state, target, my_colour)
+    if _land(state, target, cell, my_colour, hashed):
+        _sow(state, target, my_colour, hashed)
 
 
 @njit(cache=True)
@@ -436,7 +472,7 @@ def _play(state, params, action):
         clockwise = action >= A_ACE_CW
         rel = action - A_ACE_CW if clockwise else action
         pos = (rel + 6 * mover) % N_POS
-        _move(state, pos, clockwise, _player_colour(state, mover))
+        _move(state, pos, clockwise, _player_colour(state, mover), params[P_ENDING] == ENDING_GERING)
     state[head + H_FIRST] = 0
     state[head + H_TO_MOVE] = 1 - mover
     _settle(state, params)
@@ -470,6 +506,7 @@ def init(state, params, rng):
     state[O_HEAD + H_SOUTH_COLOUR] = _colour(state[state[O_H] - 1])
     state[O_HEAD + H_LAST_MOVER] = -1
     if params[P_ENDING] == ENDING_GERING:
+        _reset_hash(state)
         _new_stretch(state, params)
 
 
@@ -691,19 +728,17 @@ class WiddershinsGame(Game):
         if a[O_HEAD + H_LAP_LIMIT]:
             payload["lap_limit"] = int(a[O_HEAD + H_LAP_LIMIT])
         if self.gering:
-            cap = int(self.params[P_CAP])
             stacks = []
             k = 0
             for i in range(N_POS):
                 n = int(a[O_SNAP + i])
                 stacks.append([card_name(int(c) - 1) for c in a[O_SNAP + N_POS + k : O_SNAP + N_POS + k + n]])
                 k += n
-            count = int(a[O_REP])
             payload["history"] = {
                 "stacks": stacks,
                 "to_move": int(a[O_SNAP + N_POS + CAP]),
                 "first_move": bool(a[O_SNAP + N_POS + CAP + 1]),
-                "actions": [int(x) for x in a[O_REP + 1 + cap + 1 : O_REP + 1 + cap + count]],
+                "actions": rep_actions(a, O_REP),
             }
         return payload
 
@@ -753,6 +788,8 @@ class WiddershinsGame(Game):
         a[O_HEAD + H_LAST_MOVER] = last_mover
         a[O_HEAD + H_CAPTURED] = captured[0]
         a[O_HEAD + H_CAPTURED + 1] = captured[1]
+        if self.gering:
+            _reset_hash(a)
         return a
 
     def _state_from_json(self, payload: dict) -> np.ndarray:
