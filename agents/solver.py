@@ -94,6 +94,7 @@ ENTRY_BYTES = 16
 # 1 GiB, 156 M with 2 GiB (a bigger table keeps more of the deepening's moves); without (the
 # default): 45 M at 1 GiB and at 2 GiB
 DEFAULT_TABLE_BYTES = 1 << 30
+ETC_STONES = 30
 DEEPENING_NODES = 1_000_000  # the deepening stage stops after its iteration that passes this
 INLINE_KERNEL = True  # the kernel's code compiled into the loop (core.inline): faster, slower to compile
 
@@ -260,6 +261,7 @@ class SolverSettings(NamedTuple):
     relative: bool  # the key leaves the scores out: the table holds values minus the mover's margin
     ordering: bool  # extra turns and captures first (else action order after the table's move)
     etc: bool  # enhanced transposition cut-offs
+    etc_stones: int  # ... only at nodes with at least this many stones outside the stores (score_total >= 0)
     root_shift: int  # rotates the root's move order (one per lazy-SMP thread)
 
 
@@ -329,8 +331,10 @@ def _build_solver(kernel, oracle):
         me = line.player[d]
         alpha, beta = line.alpha[d], line.beta[d]
         now = margin(state, params, line, me)
-        if d > 0 and s.score_total >= 0:
+        rest = np.int64(1 << 30)
+        if s.score_total >= 0:
             rest = s.score_total - np.int64(line.scores[0] + line.scores[1])
+        if d > 0 and s.score_total >= 0:
             if now - rest >= beta or now + rest <= alpha:
                 stats[S_BOUND_CUTS] += 1
                 return True, now - rest if now - rest >= beta else now + rest
@@ -352,6 +356,7 @@ def _build_solver(kernel, oracle):
         legal_mask(state, params, line.mask)
         n = 0
         plies_left = line.depth[d]
+        etc = s.etc and rest >= s.etc_stones
         for a in range(line.mask.shape[0]):
             if line.mask[a] == 0:
                 continue
@@ -380,7 +385,7 @@ def _build_solver(kernel, oracle):
                         return False, v  # cut off: closed by the caller
                 continue
             key = _position_key(child, key_indices, plies(child, params) if s.key_plies else -1)
-            if s.etc:
+            if etc:
                 shift = 0
                 if s.relative:
                     shift = margin(child, params, line, cp)
@@ -683,7 +688,8 @@ def solve(
     total = game.search_score_total(state)
     settings = SolverSettings(alpha=-INF, beta=INF, depth=0, score_total=-1 if total is None else int(total),
                               max_plies=game.ply_cap, max_stack=stack, deadline=deadline, key_plies=False,
-                              relative=bool(game.key_excludes_scores), ordering=ordering, etc=etc, root_shift=0)
+                              relative=bool(game.key_excludes_scores), ordering=ordering, etc=etc,
+                              etc_stones=ETC_STONES, root_shift=0)
     result = _mtdf(state, runner, settings, deepening, progress, start)
     if runner.totals[S_CAP_HITS] and not result.get("stopped"):
         # the key left the ply counter out: capped and uncapped values may have met. Again,
