@@ -42,7 +42,9 @@ How it searches
   holding more than half the seeds has won, whatever is left.
 * **Enhanced transposition cut-offs**: before searching a node's moves, each child is played
   and looked up; a child's stored bound that already refutes the window cuts the node off
-  without a search. Children that end the game (or reach the cap), or that the endgame
+  without a search. Only at nodes with at least ``ETC_STONES`` stones outside the stores
+  (games with a score total): on Kalah(6,4) ETC at every node saved 13% of the nodes but
+  its extra table loads (a cache miss each) cost 40% more time. Children that end the game (or reach the cap), or that the endgame
   database holds, are valued on the spot.
 * **Move ordering** (``ordering=True``): the table's move, then moves that keep the turn
   (extra turns), then by the score they gain at once (captures), then the higher action
@@ -97,7 +99,7 @@ ENTRY_BYTES = 16
 # 1 GiB, 156 M with 2 GiB (a bigger table keeps more of the deepening's moves); without (the
 # default): 45 M at 1 GiB and at 2 GiB
 DEFAULT_TABLE_BYTES = 1 << 30
-ETC_STONES = 30
+ETC_STONES = 30  # ETC from this many stones outside the stores (Kalah(6,4): 25.0 CPU s, 37.6 s at 0)
 BUSY_ENTRIES = 1 << 16
 ROOT_SHIFT = 1
 DEEPENING_NODES = 1_000_000  # the deepening stage stops after its iteration that passes this
