@@ -14,6 +14,7 @@ import mancala_envs
 from mancala_envs.agents import endgame
 from mancala_envs.agents import make_agent
 from mancala_envs.agents.analysis import optimal_move_rate, value
+from mancala_envs.agents import solver as solver_module
 from mancala_envs.agents.solver import SolverTable, parse_memory, perfect_line, solve
 from mancala_envs.cli import main
 from mancala_envs.core.errors import MancalaError
@@ -60,7 +61,7 @@ def test_database_values_equal_brute_force(name):
 
 
 @pytest.mark.parametrize("name", sorted(KALAH_RULES))
-def test_solver_equals_brute_force_under_every_kalah_rule_set(name):
+def test_solver_equals_brute_force_under_every_kalah_rule_set(name, monkeypatch):
     game = kalah(name, pits=3, seeds=2)
     small = endgame.Endgame(game, endgame.build(game, 4, threads=1))
     tested = 0
@@ -70,7 +71,11 @@ def test_solver_equals_brute_force_under_every_kalah_rule_set(name):
         except Budget:
             continue
         for kwargs in ({"endgame": None}, {"endgame": small}, {"endgame": small, "threads": 2},
-                       {"endgame": None, "etc": False, "ordering": False, "deepening": False}):
+                       {"endgame": None, "etc": False, "ordering": False, "deepening": False},
+                       {"endgame": None, "etc_everywhere": True}):
+            kwargs = dict(kwargs)
+            # these boards hold fewer stones than ETC_STONES: 0 makes the cut-offs run at every node
+            monkeypatch.setattr(solver_module, "ETC_STONES", 0 if kwargs.pop("etc_everywhere", False) else 30)
             result = solve(state, memory="4M", **kwargs)
             assert result.mover_value == expected and result.exact, (name, kwargs, state.to_json())
             child = state.clone()
@@ -180,6 +185,26 @@ def test_optimal_move_rate_on_positions_of_real_games(tmp_path, monkeypatch):
     players = (make_agent("greedy", seed=0), make_agent("greedy", seed=1))
     perfect = optimal_move_rate(make_agent("solver:memory=4M"), game, positions=8, seed=2, players=players)
     assert perfect.positions == 8 and perfect.rate == 1.0 and perfect.mean_loss == 0
+
+
+def test_two_threads_find_the_value_of_one(tmp_path, monkeypatch):
+    # a tree big enough for the threads to meet (and defer moves to each other), no database
+    game = mancala_envs.make_game("kalah-irving2000-v0", pits=4, seeds=3)
+    one = solve(game, memory="16M", endgame=None)
+    two = solve(game, memory="16M", endgame=None, threads=2)
+    assert one.exact and two.exact and one.value == two.value == 8  # Irving et al. (2000), Table 9
+    assert two.threads == 2
+
+
+def test_solver_agent_is_perfect_on_positions_of_real_full_board_games(tmp_path, monkeypatch):
+    # Kalah(6,4) positions reached by two players (after two random plies), with at most 22
+    # stones left on the board: small enough to solve every move in a test
+    monkeypatch.setenv("MANCALA_ENVS_CACHE", str(tmp_path))
+    game = mancala_envs.make_game("kalah-irving2000-v0", pits=6, seeds=4)
+    players = (make_agent("greedy", seed=0), make_agent("greedy", seed=1))
+    rate = optimal_move_rate(make_agent("solver:memory=64M"), game, positions=4, seed=1, memory="64M",
+                             max_board=22, players=players)
+    assert rate.positions == 4 and rate.rate == 1.0 and rate.mean_loss == 0
 
 
 @pytest.mark.parametrize("name", sorted(KALAH_RULES))

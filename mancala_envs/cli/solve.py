@@ -147,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
         "expanded": result.expanded,
         "move_cuts": result.move_cuts,
         "first_move_cut_rate": round(result.first_move_cuts / max(result.move_cuts, 1), 4),
+        "deferred": result.deferred,
         "iterations": result.iterations,
         "threads": result.threads,
         "table_bytes": result.table_bytes,
