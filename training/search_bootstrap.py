@@ -27,7 +27,8 @@ then fits the networks on the positions collected so far:
    (measured: unchecked, a noisy correction made alpha-beta weaker than plain alpha-beta on
    Afrika and Widdershins).
 4. **Fitting.** Two MLPs on the encoded mover's observation (``value.encoding``,
-   ``mancala_envs.core.encodings``): the value head (mean squared error) and the policy
+   ``mancala_envs.core.encodings``; with ``value.features: moves`` plus the game's move
+   features, ``mancala_envs.core.move_features``): the value head (mean squared error) and the policy
    head (cross-entropy with the search's move), Adam, over a replay buffer of the last
    ``value.replay`` positions. The result goes to ``evaluation.npz`` in the run folder
    (``mancala_envs.agents.learned_eval``) after every iteration, so ``eval=RUN_DIR`` and
@@ -56,10 +57,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
-from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, save_evaluation,
-                                               own_evaluation)
+from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, network_input,
+                                               own_evaluation, save_evaluation)
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
-from mancala_envs.core.encodings import encode, encoding_spec
+from mancala_envs.core.encodings import encoding_spec
+from mancala_envs.core.move_features import move_feature_set
 from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.core.game import Game
 
@@ -153,8 +155,10 @@ class SearchBootstrapTrainer(RunTrainer):
         self.cfg = config.value
         torch.manual_seed(config.seed)
         self.spec = encoding_spec(self.cfg.encoding, self.game.observation_size, self.game.observation_bounds())
-        self.value_net = _mlp(self.spec.width, self.cfg.hidden, 1, self.cfg.activation)
-        self.policy_net = _mlp(self.spec.width, self.cfg.hidden, self.game.num_actions, self.cfg.activation)
+        self.features = move_feature_set(self.cfg.features, self.game.family, self.game.options)
+        width = self.spec.width + self.features.width
+        self.value_net = _mlp(width, self.cfg.hidden, 1, self.cfg.activation)
+        self.policy_net = _mlp(width, self.cfg.hidden, self.game.num_actions, self.cfg.activation)
         params = list(self.value_net.parameters()) + list(self.policy_net.parameters())
         self.optimizer = torch.optim.Adam(params, lr=self.cfg.learning_rate)
         self.buffer: list[tuple[np.ndarray, ...]] = []
@@ -188,7 +192,7 @@ class SearchBootstrapTrainer(RunTrainer):
         value[-1] = (value[-1][0] * self.value_gain, value[-1][1] * self.value_gain)
         path = save_evaluation(self.run_dir, self.game, self.cfg.encoding, self.cfg.activation,
                                value, _layers(self.policy_net), source="search-bootstrap",
-                               score_scale=self.score_scale)
+                               score_scale=self.score_scale, features=self.cfg.features)
         return load_evaluation(path, self.game)
 
     # the loop --------------------------------------------------------------------------------------
@@ -257,7 +261,7 @@ class SearchBootstrapTrainer(RunTrainer):
         held_out = np.concatenate([b[5] for b in self.buffer])
         target = (1.0 - cfg.outcome_weight) * search_values + cfg.outcome_weight * results
         target = target - np.tanh(self.score_scale * own)  # the network's share (0 without a blend)
-        x = torch.from_numpy(encode(self.spec, obs))
+        x = torch.from_numpy(network_input(self.spec, self.features, obs))
         y = torch.from_numpy(target.astype(np.float32))
         a = torch.from_numpy(moves)
         rng = np.random.default_rng(self.config.seed + self.state.steps)
