@@ -274,7 +274,7 @@ def test_move_features_match_the_kernels_first_landing(env_id):
                 assert block[0] == 1
                 assert (gained >= 2 * block[4] > 0) if block[3] else gained == 0, (action, block, gained)
             elif action < 24:
-                block = f[action * 8:(action + 1) * 8]
+                block = f[action * 10:(action + 1) * 10]
                 before, after = _cards(game, position), _cards(game, child)
                 assert block[0] == 1
                 if not block[2]:
@@ -294,9 +294,12 @@ def test_jitted_forward_pass_with_move_features_equals_numpy(env_id, tmp_path):
     sizes = [width, 10, 1]
     value = [(rng.normal(size=(a, b)), rng.normal(size=b)) for a, b in zip(sizes, sizes[1:])]
     policy = [(rng.normal(size=(width, game.num_actions)), rng.normal(size=game.num_actions))]
-    save_evaluation(tmp_path, game, "scaled", "relu", value, policy, score_scale=0.2, features="moves")
+    features = move_feature_set("moves", game.family, game.options)
+    shared = rng.normal(size=features.per_block)
+    save_evaluation(tmp_path, game, "scaled", "relu", value, policy, score_scale=0.2, features="moves",
+                    policy_move=shared)
     evaluation = load_evaluation(tmp_path, game)
-    assert evaluation.features.name == "moves"
+    assert evaluation.features.name == "moves" and np.allclose(evaluation.policy_move, shared)
     net = evaluation.net()
     jitted = np.array([net_value(net, o) for o in obs])
     assert np.allclose(jitted, evaluation.value(obs), rtol=1e-5, atol=1e-5)
@@ -319,6 +322,12 @@ def test_move_features_bad_input_is_clear(tmp_path):
     with pytest.raises(EvalFileError, match="no move features"):
         save_evaluation(tmp_path, kalah, "onehot", "relu", [(np.zeros((1, 1)), np.zeros(1))], features="moves")
     rondell = make_game("rondell-v0")
+    layer = [(np.zeros((input_width(rondell, "scaled", "moves"), 1)), np.zeros(1))]
+    with pytest.raises(EvalFileError, match="policy_move_weights need a policy head"):
+        save_evaluation(tmp_path, rondell, "scaled", "relu", layer, features="moves", policy_move=np.zeros(8))
+    policy = [(np.zeros((input_width(rondell, "scaled", "moves"), rondell.num_actions)), np.zeros(rondell.num_actions))]
+    with pytest.raises(EvalFileError, match="policy_move_weights must be 8 finite numbers"):
+        save_evaluation(tmp_path, rondell, "scaled", "relu", layer, policy, features="moves", policy_move=np.zeros(3))
     with pytest.raises(EvalFileError, match="layer 0 has weight"):  # the width must count the features
         width = encoding_spec("scaled", rondell.observation_size, rondell.observation_bounds()).width
         save_evaluation(tmp_path, rondell, "scaled", "relu", [(np.zeros((width, 1)), np.zeros(1))], features="moves")
