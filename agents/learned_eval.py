@@ -19,7 +19,15 @@ key                                       value
                                           player to move, on the scale [-1, 1] (search clips it)
 ``policy_layers``, ``policy_weight_{i}``,  optional: action logits (out = ``num_actions``), used as
 ``policy_bias_{i}``                       PUCT priors by MCTS and played by ``policy:RUN_DIR``
+``policy_move_weights``                   optional, with move features: float32 (per_block,), one weight
+                                          per column of a move's block, shared by every move: action
+                                          ``a``'s logit adds ``block(a) @ w`` (``MoveFeatures.blocks``,
+                                          ``per_block``), so what is learned of one move carries to all
 ``source``                                who wrote it (``"ppo"``, ``"search-bootstrap"``, ...)
+``features``                              optional, default ``"none"``: ``"moves"`` appends the game's
+                                          move features (``mancala_envs.core.move_features``: where each
+                                          move's last card lands and what it captures there) to the
+                                          encoded observation; the layers' input width counts them
 ``score_scale``                           optional float, default 0: with ``s > 0`` the value of a
                                           position is ``tanh(s * h)`` plus the network's output,
                                           ``h`` the game's own evaluation for the player to move
@@ -64,12 +72,14 @@ from mancala_envs.core.encodings import ENCODINGS, EncodingSpec, encode, encodin
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.files import atomic_output
 from mancala_envs.core.game import Game, State
+from mancala_envs.core.move_features import MoveFeatureError, MoveFeatures, features_into, move_feature_set, move_features
 from mancala_envs.registry import make_game
 
 from .base import Agent
 
 __all__ = ["EVAL_FILE", "EVAL_FORMAT", "EvalFileError", "EvalNet", "LearnedEval", "LearnedPolicyAgent",
-           "blended_value", "load_evaluation", "net_policy", "net_value", "own_evaluation", "save_evaluation"]
+           "blended_value", "input_width", "load_evaluation", "net_policy", "net_value", "network_input",
+           "own_evaluation", "save_evaluation"]
 
 EVAL_FORMAT = "mancala-eval-1"
 EVAL_FILE = "evaluation.npz"
@@ -137,40 +147,74 @@ def _check_layers(what: str, layers: Layers, inputs: int, outputs: int) -> list[
 
 
 def save_evaluation(path: str | Path, game: Game, encoding: str, activation: str, value: Layers,
-                    policy: Layers | None = None, source: str = "", score_scale: float = 0.0) -> Path:
+                    policy: Layers | None = None, source: str = "", score_scale: float = 0.0,
+                    features: str = "none", policy_move: np.ndarray | None = None) -> Path:
     """Write an evaluation file for ``game`` (``path``: a run folder or a .npz file); returns its path.
 
     ``value`` and ``policy`` are lists of (weight (in, out), bias (out,)) pairs, first layer
     first; the input width is the encoding's (``encoding_spec``), the value's last layer has
     one output, the policy's ``game.num_actions``. ``score_scale`` > 0 blends the score
-    difference into the value (module docstring).
+    difference into the value (module docstring); ``features`` ``"moves"`` adds the game's move
+    features to the input (``input_width``), and ``policy_move`` (with them and a policy) the
+    policy's weights shared by every move's block.
     """
     p = Path(path)
     target = p / EVAL_FILE if p.is_dir() or p.suffix != ".npz" else p
     spec = _spec_for(game, encoding, str(target))
+    feats = _features_for(game, features, str(target))
     if activation not in ACTIVATIONS:
         raise EvalFileError(f"{target}: activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
     _check_score_scale(score_scale, str(target))
     arrays: dict[str, Any] = {
         "format": EVAL_FORMAT, "env_id": game.env_id, "options": options_json(game), "encoding": encoding,
-        "activation": activation, "source": str(source), "score_scale": float(score_scale),
+        "activation": activation, "source": str(source), "score_scale": float(score_scale), "features": features,
     }
     for head, layers, outputs in (("value", value, 1), ("policy", policy, game.num_actions)):
         if layers is None:
             continue
-        checked = _check_layers(f"{target} ({head})", layers, spec.width, outputs)
+        checked = _check_layers(f"{target} ({head})", layers, spec.width + feats.width, outputs)
         arrays[f"{head}_layers"] = len(checked)
         for i, (w, b) in enumerate(checked):
             arrays[f"{head}_weight_{i}"] = w
             arrays[f"{head}_bias_{i}"] = b
+    if policy_move is not None:
+        arrays["policy_move_weights"] = _check_move_weights(policy_move, feats, policy is not None, str(target))
     with atomic_output(target, suffix=".npz") as tmp:
         np.savez(tmp, **arrays)
     return target
 
 
+def _check_move_weights(weights: np.ndarray, features: MoveFeatures, has_policy: bool, where: str) -> np.ndarray:
+    w = np.asarray(weights, np.float32)
+    if not has_policy or features.per_block == 0:
+        raise EvalFileError(f"{where}: policy_move_weights need a policy head and move features (features 'moves')")
+    if w.shape != (features.per_block,) or not np.isfinite(w).all():
+        raise EvalFileError(f"{where}: policy_move_weights must be {features.per_block} finite numbers (one per "
+                            f"column of a move's block), got shape {w.shape}")
+    return w
+
+
 def _check_score_scale(score_scale: float, where: str) -> None:
     if not (np.isfinite(score_scale) and score_scale >= 0):
         raise EvalFileError(f"{where}: score_scale must be a finite number >= 0 (0: no score blend), got {score_scale!r}")
+
+
+def _features_for(game: Game, features: str, where: str) -> MoveFeatures:
+    try:
+        return move_feature_set(features, game.family, game.options)
+    except MoveFeatureError as err:
+        raise EvalFileError(f"{where}: {err}") from None
+
+
+def input_width(game: Game, encoding: str, features: str = "none") -> int:
+    """The networks' input width: the encoded observation's columns, then the move features'."""
+    return _spec_for(game, encoding, "input_width").width + _features_for(game, features, "input_width").width
+
+
+def network_input(spec: EncodingSpec, features: MoveFeatures, observations: np.ndarray) -> np.ndarray:
+    """The networks' input for a batch of mover's observations (n, O): float32 (n, input width)."""
+    x = encode(spec, np.atleast_2d(observations))
+    return np.concatenate([x, move_features(features, observations)], axis=1) if features.width else x
 
 
 def _spec_for(game: Game, encoding: str, where: str) -> EncodingSpec:
@@ -217,7 +261,9 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
             encoding, activation = _text(data, "encoding", where), _text(data, "activation", where)
             source = str(data["source"][()]) if "source" in data else ""
             score_scale = float(data["score_scale"][()]) if "score_scale" in data else 0.0
+            features = str(data["features"][()]) if "features" in data else "none"
             value = _read_layers(data, "value", where)
+            policy_move = np.array(data["policy_move_weights"]) if "policy_move_weights" in data else None
             policy = _read_layers(data, "policy", where)
     except EvalFileError:
         raise
@@ -236,10 +282,13 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
         raise EvalFileError(f"{where}: activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
     _check_score_scale(score_scale, where)
     spec = _spec_for(game, encoding, where)
-    value = _check_layers(f"{where} (value)", value, spec.width, 1)
+    feats = _features_for(game, features, where)
+    value = _check_layers(f"{where} (value)", value, spec.width + feats.width, 1)
     if policy is not None:
-        policy = _check_layers(f"{where} (policy)", policy, spec.width, game.num_actions)
-    return LearnedEval(game, spec, activation, value, policy, source, file, score_scale)
+        policy = _check_layers(f"{where} (policy)", policy, spec.width + feats.width, game.num_actions)
+    if policy_move is not None:
+        policy_move = _check_move_weights(policy_move, feats, policy is not None, where)
+    return LearnedEval(game, spec, activation, value, policy, source, file, score_scale, feats, policy_move)
 
 
 def _check_same_game(where: str, env_id: str, options: str, game: Game) -> None:
@@ -274,15 +323,23 @@ class EvalNet(NamedTuple):
     hidden_a: np.ndarray  # float64[H]     scratch: one layer's outputs
     hidden_b: np.ndarray  # float64[H]     scratch: the next layer's
     obs: np.ndarray  # float32[O]     scratch: the mover's observation
+    features: int  # move feature set code (core.move_features; 0: none)
+    feature_layout: np.ndarray  # int64[3]  its layout numbers
+    encoded_width: int  # the encoded observation's columns: the move features' rows follow in the first layer
+    feats: np.ndarray  # float32[F]     scratch: the move features
+    move_blocks: int  # actions with a block of move features (policy_move_weights; 0: none)
+    move_weights: np.ndarray  # float32[K]  the policy's weights shared by every block (K = per_block)
 
     @classmethod
     def empty(cls, observation_size: int) -> "EvalNet":
         """No evaluation (a placeholder of the right types; ``use_eval`` off)."""
-        return cls._pack(0, 0.0, 1.0, 2, True, 0.0, [], [], 1, observation_size)
+        return cls._pack(0, 0.0, 1.0, 2, True, 0.0, [], [], 1, observation_size, move_feature_set("none", "", {}), 0,
+                         None)
 
     @classmethod
     def _pack(cls, code, low, scale, levels, relu, score_scale, value: Layers, policy: Layers, widest: int,
-              observation_size: int) -> "EvalNet":
+              observation_size: int, features: MoveFeatures, encoded_width: int,
+              move_weights: np.ndarray | None) -> "EvalNet":
         def flat(layers):
             shapes = np.zeros((len(layers), 4), np.int64)
             w_off = b_off = 0
@@ -299,7 +356,10 @@ class EvalNet(NamedTuple):
         return cls(int(code), float(low), float(scale), int(levels), bool(relu), float(score_scale),
                    vs, vw, vb, ps, pw, pb,
                    np.zeros(widest, np.float64), np.zeros(widest, np.float64),
-                   np.zeros(observation_size, np.float32))
+                   np.zeros(observation_size, np.float32), int(features.code), features.layout.astype(np.int64),
+                   int(encoded_width), np.zeros(max(features.width, 1), np.float32),
+                   int(features.blocks if move_weights is not None else 0),
+                   np.zeros(0, np.float32) if move_weights is None else np.asarray(move_weights, np.float32))
 
 
 @dataclass
@@ -314,6 +374,12 @@ class LearnedEval:
     source: str
     path: Path | None = None
     score_scale: float = 0.0  # the score blend (module docstring); 0: the network alone
+    features: MoveFeatures | None = None  # move features after the encoded observation (None: none)
+    policy_move: np.ndarray | None = None  # the policy's weights shared by every move's block (None: none)
+
+    def __post_init__(self) -> None:
+        if self.features is None:
+            self.features = move_feature_set("none", self.game.family, self.game.options)
 
     @property
     def has_policy(self) -> bool:
@@ -331,10 +397,10 @@ class LearnedEval:
         return EvalNet._pack(self.spec.code, self.spec.low, self.spec.scale, self.spec.levels,
                              self.activation == "relu", self.score_scale, self.value_layers,
                              self.policy_layers or [], widest,
-                             self.game.observation_size)
+                             self.game.observation_size, self.features, self.spec.width, self.policy_move)
 
     def _forward(self, layers, observations: np.ndarray) -> np.ndarray:
-        x = encode(self.spec, np.atleast_2d(observations)).astype(np.float64)
+        x = network_input(self.spec, self.features, observations).astype(np.float64)
         for i, (w, b) in enumerate(layers):
             x = x @ w.astype(np.float64) + b.astype(np.float64)
             if i < len(layers) - 1:
@@ -356,7 +422,13 @@ class LearnedEval:
         """The policy head's logits of a batch of observations (n, O): shape (n, num_actions)."""
         if self.policy_layers is None:
             raise EvalFileError(f"{self.path}: the evaluation has no policy head")
-        return self._forward(self.policy_layers, observations)
+        logits = self._forward(self.policy_layers, observations)
+        if self.policy_move is not None:
+            f = move_features(self.features, observations)
+            blocks, per = self.features.blocks, self.features.per_block
+            moves = f[:, :blocks * per].reshape(len(f), blocks, per).astype(np.float64)
+            logits[:, :blocks] += moves @ self.policy_move.astype(np.float64)
+        return logits
 
 
 # -- the jitted forward passes ----------------------------------------------------------------
@@ -385,11 +457,26 @@ def _activate(values, count, relu):
 
 
 @njit(cache=True)
+def _add_move_features(net, obs, weights, shape):
+    """Add the move features' share of the first layer (rows after the encoded observation's)."""
+    features_into(net.features, net.feature_layout, obs, net.feats)
+    outputs = shape[1]
+    for i in range(net.feats.shape[0]):
+        x = np.float64(net.feats[i])
+        if x != 0.0:
+            row = shape[2] + (net.encoded_width + i) * outputs
+            for j in range(outputs):
+                net.hidden_a[j] += x * weights[row + j]
+
+
+@njit(cache=True)
 def _forward(net, shapes, weights, biases, obs):
     """Run one head on ``obs``; returns the scratch array holding its outputs (first shapes[-1, 1])."""
     layers = shapes.shape[0]
     first_layer_into(net.code, obs, net.low, net.scale, net.levels, weights, shapes[0, 2], biases, shapes[0, 3],
                      net.hidden_a[: shapes[0, 1]])
+    if net.features != 0:
+        _add_move_features(net, obs, weights, shapes[0])
     if layers > 1:
         _activate(net.hidden_a, shapes[0, 1], net.relu)
     source, target = net.hidden_a, net.hidden_b
@@ -411,6 +498,10 @@ def net_policy(net, obs, logits):
     out = _forward(net, net.policy_shapes, net.policy_weights, net.policy_biases, obs)
     for a in range(logits.shape[0]):
         logits[a] = out[a]
+    per = net.move_weights.shape[0]
+    for a in range(net.move_blocks):  # the weights shared by every move (net.feats: this observation's)
+        for k in range(per):
+            logits[a] += net.feats[a * per + k] * net.move_weights[k]
 
 
 @njit(cache=True)

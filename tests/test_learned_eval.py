@@ -9,6 +9,7 @@ import mancala_envs
 from mancala_envs.agents.learned_eval import (
     EvalFileError,
     LearnedPolicyAgent,
+    input_width,
     load_evaluation,
     net_policy,
     net_value,
@@ -19,6 +20,7 @@ from mancala_envs.agents.mcts import mcts_search
 from mancala_envs.agents.search import WIN_BONUS, search
 from mancala_envs.agents.specs import AgentSpecError, make_agent
 from mancala_envs.core.encodings import ENCODINGS, MAX_LEVELS, encode, encoding_spec
+from mancala_envs.core.move_features import MoveFeatureError, move_feature_set, move_features
 from mancala_envs.registry import make_game
 
 IDS = mancala_envs.list_envs()
@@ -236,3 +238,96 @@ def test_bad_and_mismatched_eval_paths_are_clear(tmp_path):
     with pytest.raises(EvalFileError, match="unknown encoding 'bits'"):
         save_evaluation(tmp_path, kalah, "bits", "relu", heads["value"])
     assert load_evaluation(tmp_path).game == kalah  # the failed writes left the good file alone
+
+
+# -- move features (mancala_envs.core.move_features) ------------------------------------------------
+
+MOVE_FEATURE_IDS = [i for i in IDS if make_game(i).family in ("rondell", "widdershins")]
+
+
+def _cards(game, state):
+    """Cards of each colour in play (Widdershins) for player 0 and 1."""
+    return game.cards_in_play(state)
+
+
+@pytest.mark.parametrize("env_id", MOVE_FEATURE_IDS)
+def test_move_features_match_the_kernels_first_landing(env_id):
+    """Each legal move's features against the move played by the kernel: Rondell's predicted
+    capture is taken (its points at least), no predicted capture takes nothing; Widdershins'
+    captured cards of each colour are exact unless the move sows on (column 2)."""
+    game = make_game(env_id)
+    features = move_feature_set("moves", game.family, game.options)
+    checked = 0
+    for position in random_positions(game, 60, seed=7):
+        if game.family == "rondell" and max(position.legal_actions()) >= game.options["piles"]:
+            continue  # a reservation step: no move features
+        me = position.current_player
+        f = move_features(features, position.observation(me))[0]
+        for action in position.legal_actions():
+            child = position.clone()
+            child.apply(int(action))
+            if game.family == "rondell":
+                block = f[action * 8:(action + 1) * 8]
+                gained = child.scores()[me] - position.scores()[me] if not child.is_terminal() else None
+                if gained is None:
+                    continue  # the end's leftovers count too
+                assert block[0] == 1
+                assert (gained >= 2 * block[4] > 0) if block[3] else gained == 0, (action, block, gained)
+            elif action < 24:
+                block = f[action * 10:(action + 1) * 10]
+                before, after = _cards(game, position), _cards(game, child)
+                assert block[0] == 1
+                if not block[2]:
+                    assert block[4] * 13 == pytest.approx(before[1 - me] - after[1 - me]), (action, block)
+                    assert block[5] * 13 == pytest.approx(before[me] - after[me]), (action, block)
+            checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("env_id", MOVE_FEATURE_IDS)
+def test_jitted_forward_pass_with_move_features_equals_numpy(env_id, tmp_path):
+    game = make_game(env_id)
+    positions = random_positions(game, 25, seed=3)
+    obs = np.array([p.observation(p.current_player) for p in positions])
+    width = input_width(game, "scaled", "moves")
+    rng = np.random.default_rng(5)
+    sizes = [width, 10, 1]
+    value = [(rng.normal(size=(a, b)), rng.normal(size=b)) for a, b in zip(sizes, sizes[1:])]
+    policy = [(rng.normal(size=(width, game.num_actions)), rng.normal(size=game.num_actions))]
+    features = move_feature_set("moves", game.family, game.options)
+    shared = rng.normal(size=features.per_block)
+    save_evaluation(tmp_path, game, "scaled", "relu", value, policy, score_scale=0.2, features="moves",
+                    policy_move=shared)
+    evaluation = load_evaluation(tmp_path, game)
+    assert evaluation.features.name == "moves" and np.allclose(evaluation.policy_move, shared)
+    net = evaluation.net()
+    jitted = np.array([net_value(net, o) for o in obs])
+    assert np.allclose(jitted, evaluation.value(obs), rtol=1e-5, atol=1e-5)
+    assert np.std(jitted) > 0
+    logits = np.zeros(game.num_actions)
+    for o, reference in zip(obs, evaluation.policy_logits(obs)):
+        net_policy(net, o, logits)
+        assert np.allclose(logits, reference, rtol=1e-5, atol=1e-5)
+    state = game.new_state(1)
+    agent = make_agent(f"alphabeta:depth=2,eval={tmp_path}", seed=1)
+    assert state.is_legal(agent.act(state))
+
+
+def test_move_features_bad_input_is_clear(tmp_path):
+    kalah = make_game("kalah-v0")
+    with pytest.raises(MoveFeatureError, match="the kalah family has no move features"):
+        move_feature_set("moves", kalah.family, kalah.options)
+    with pytest.raises(MoveFeatureError, match="unknown feature set 'cards'; feature sets are none, moves"):
+        move_feature_set("cards", "rondell", {})
+    with pytest.raises(EvalFileError, match="no move features"):
+        save_evaluation(tmp_path, kalah, "onehot", "relu", [(np.zeros((1, 1)), np.zeros(1))], features="moves")
+    rondell = make_game("rondell-v0")
+    layer = [(np.zeros((input_width(rondell, "scaled", "moves"), 1)), np.zeros(1))]
+    with pytest.raises(EvalFileError, match="policy_move_weights need a policy head"):
+        save_evaluation(tmp_path, rondell, "scaled", "relu", layer, features="moves", policy_move=np.zeros(8))
+    policy = [(np.zeros((input_width(rondell, "scaled", "moves"), rondell.num_actions)), np.zeros(rondell.num_actions))]
+    with pytest.raises(EvalFileError, match="policy_move_weights must be 8 finite numbers"):
+        save_evaluation(tmp_path, rondell, "scaled", "relu", layer, policy, features="moves", policy_move=np.zeros(3))
+    with pytest.raises(EvalFileError, match="layer 0 has weight"):  # the width must count the features
+        width = encoding_spec("scaled", rondell.observation_size, rondell.observation_bounds()).width
+        save_evaluation(tmp_path, rondell, "scaled", "relu", [(np.zeros((width, 1)), np.zeros(1))], features="moves")

@@ -116,3 +116,26 @@ def test_the_blend_damps_a_network_that_predicts_nothing(tmp_path):
     assert trainer._gain(x, 3.0 * n) == pytest.approx(1.0)  # at most the network itself
     noise = torch.from_numpy(np.random.default_rng(0).normal(size=400).astype(np.float32)) * n.std()
     assert trainer._gain(x, noise - n.mean()) < 0.2
+
+
+@pytest.mark.parametrize("env_id", ["rondell-v0", "widdershins-v0"])
+def test_move_features_train_and_the_shared_move_weights_are_saved(env_id, tmp_path):
+    # value.features=moves: the networks read the move features (mancala_envs.core.move_features), and the
+    # policy has one weight per column of a move's block, shared by every move; the file holds both.
+    from mancala_envs.agents.specs import make_agent
+    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
+
+    config = load_config(ROOT / "configs" / f"{env_id}-value.yaml",
+                         ["value.features=moves", "value.encoding=scaled", "value.iterations=1", "value.games=2",
+                          "value.depth=1", "value.workers=1", "value.hidden=[8]", "value.eval_every=100",
+                          "eval.final_openings=1", "eval.ladder=[random]", f"runs_dir={tmp_path}"])
+    trainer = SearchBootstrapTrainer(config, tmp_path, RunState(), echo=lambda text: None)
+    trainer.run()
+    evaluation = load_evaluation(tmp_path)
+    assert evaluation.features.name == "moves"
+    assert evaluation.policy_move is not None and np.abs(evaluation.policy_move).sum() > 0  # trained
+    state = evaluation.game.new_state(5)
+    assert state.is_legal(make_agent(f"policy:{tmp_path}", seed=0).act(state))
+    with pytest.raises(ConfigError, match="value.features: the kalah family has no move features"):
+        load_config(QUICK, ["value.features=moves"])

@@ -27,8 +27,10 @@ then fits the networks on the positions collected so far:
    (measured: unchecked, a noisy correction made alpha-beta weaker than plain alpha-beta on
    Afrika and Widdershins).
 4. **Fitting.** Two MLPs on the encoded mover's observation (``value.encoding``,
-   ``mancala_envs.core.encodings``): the value head (mean squared error) and the policy
-   head (cross-entropy with the search's move), Adam, over a replay buffer of the last
+   ``mancala_envs.core.encodings``; with ``value.features: moves`` plus the game's move
+   features, ``mancala_envs.core.move_features``): the value head (mean squared error) and the policy
+   head (cross-entropy with the search's move, over the legal moves; with move features plus
+   one weight per column of a move's block, shared by every move), Adam, over a replay buffer of the last
    ``value.replay`` positions. The result goes to ``evaluation.npz`` in the run folder
    (``mancala_envs.agents.learned_eval``) after every iteration, so ``eval=RUN_DIR`` and
    ``policy:RUN_DIR`` can play it while the run goes on.
@@ -56,10 +58,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
-from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, save_evaluation,
-                                               own_evaluation)
+from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, network_input,
+                                               own_evaluation, save_evaluation)
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
-from mancala_envs.core.encodings import encode, encoding_spec
+from mancala_envs.core.encodings import encoding_spec
+from mancala_envs.core.move_features import move_feature_set
 from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.core.game import Game
 
@@ -85,10 +88,11 @@ def _scaled(value: float, margin_scale: float, learned: bool) -> float:
 
 def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], settings: dict[str, Any]):
     """Self-play games, one per seed: (observations, search values, search moves, results, the game's
-    own evaluations for the movers: ``learned_eval.own_evaluation``), one row per position."""
+    own evaluations for the movers: ``learned_eval.own_evaluation``, legal-move masks), one row per
+    position."""
     net = evaluation.net() if evaluation is not None else None
     tt = TranspositionTable(16)
-    observations, values, moves, results, own = [], [], [], [], []
+    observations, values, moves, results, own, masks = [], [], [], [], [], []
     for seed in seeds:
         rng = np.random.default_rng(seed)
         state = game.new_state(int(rng.integers(2**31)))
@@ -104,6 +108,7 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
             found = search(state, settings["depth"], tt=tt, rng=rng, evaluation=net)
             observations.append(state.observation(mover))
             own.append(own_evaluation(state))
+            masks.append(state.action_mask() != 0)
             values.append(_scaled(found.value, settings["margin_scale"], net is not None))
             moves.append(found.best_action)
             movers.append(mover)
@@ -113,9 +118,9 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
         results.extend(final[m] for m in movers)
     if not observations:
         return (np.zeros((0, game.observation_size), np.float32), np.zeros(0), np.zeros(0, np.int64), np.zeros(0),
-                np.zeros(0))
+                np.zeros(0), np.zeros((0, game.num_actions), bool))
     return (np.array(observations, np.float32), np.array(values), np.array(moves, np.int64), np.array(results),
-            np.array(own))
+            np.array(own), np.array(masks, bool))
 
 
 _WORKER: dict[str, Any] = {}
@@ -153,9 +158,14 @@ class SearchBootstrapTrainer(RunTrainer):
         self.cfg = config.value
         torch.manual_seed(config.seed)
         self.spec = encoding_spec(self.cfg.encoding, self.game.observation_size, self.game.observation_bounds())
-        self.value_net = _mlp(self.spec.width, self.cfg.hidden, 1, self.cfg.activation)
-        self.policy_net = _mlp(self.spec.width, self.cfg.hidden, self.game.num_actions, self.cfg.activation)
+        self.features = move_feature_set(self.cfg.features, self.game.family, self.game.options)
+        width = self.spec.width + self.features.width
+        self.value_net = _mlp(width, self.cfg.hidden, 1, self.cfg.activation)
+        self.policy_net = _mlp(width, self.cfg.hidden, self.game.num_actions, self.cfg.activation)
+        # with move features: one weight per column of a move's block, shared by every move (learned_eval)
+        self.policy_move = nn.Parameter(torch.zeros(self.features.per_block)) if self.features.blocks else None
         params = list(self.value_net.parameters()) + list(self.policy_net.parameters())
+        params += [self.policy_move] if self.policy_move is not None else []
         self.optimizer = torch.optim.Adam(params, lr=self.cfg.learning_rate)
         self.buffer: list[tuple[np.ndarray, ...]] = []
         self.learned = False  # the evaluation has been fitted at least once
@@ -165,6 +175,7 @@ class SearchBootstrapTrainer(RunTrainer):
     # files -----------------------------------------------------------------------------------------
     def _save_checkpoint(self) -> None:
         payload = {"value": self.value_net.state_dict(), "policy": self.policy_net.state_dict(),
+                   "policy_move": None if self.policy_move is None else self.policy_move.detach().clone(),
                    "optimizer": self.optimizer.state_dict(), "iterations": self.state.steps,
                    "value_gain": self.value_gain}
         with atomic_output(checkpoint_file(self.run_dir), suffix=".zip") as tmp:
@@ -178,6 +189,9 @@ class SearchBootstrapTrainer(RunTrainer):
         payload = torch.load(path, weights_only=True)
         self.value_net.load_state_dict(payload["value"])
         self.policy_net.load_state_dict(payload["policy"])
+        if self.policy_move is not None and payload.get("policy_move") is not None:
+            with torch.no_grad():
+                self.policy_move.copy_(payload["policy_move"])
         self.optimizer.load_state_dict(payload["optimizer"])
         self.value_gain = float(payload.get("value_gain", 1.0))
         self.learned = True
@@ -188,7 +202,8 @@ class SearchBootstrapTrainer(RunTrainer):
         value[-1] = (value[-1][0] * self.value_gain, value[-1][1] * self.value_gain)
         path = save_evaluation(self.run_dir, self.game, self.cfg.encoding, self.cfg.activation,
                                value, _layers(self.policy_net), source="search-bootstrap",
-                               score_scale=self.score_scale)
+                               score_scale=self.score_scale, features=self.cfg.features,
+                               policy_move=None if self.policy_move is None else self.policy_move.detach().numpy())
         return load_evaluation(path, self.game)
 
     # the loop --------------------------------------------------------------------------------------
@@ -254,10 +269,11 @@ class SearchBootstrapTrainer(RunTrainer):
         moves = np.concatenate([b[2] for b in self.buffer])
         results = np.concatenate([b[3] for b in self.buffer])
         own = np.concatenate([b[4] for b in self.buffer])
-        held_out = np.concatenate([b[5] for b in self.buffer])
+        legal = torch.from_numpy(np.concatenate([b[5] for b in self.buffer]))
+        held_out = np.concatenate([b[6] for b in self.buffer])
         target = (1.0 - cfg.outcome_weight) * search_values + cfg.outcome_weight * results
         target = target - np.tanh(self.score_scale * own)  # the network's share (0 without a blend)
-        x = torch.from_numpy(encode(self.spec, obs))
+        x = torch.from_numpy(network_input(self.spec, self.features, obs))
         y = torch.from_numpy(target.astype(np.float32))
         a = torch.from_numpy(moves)
         rng = np.random.default_rng(self.config.seed + self.state.steps)
@@ -270,7 +286,8 @@ class SearchBootstrapTrainer(RunTrainer):
                 idx = order[start:start + cfg.batch_size]
                 v = self.value_net(x[idx])[:, 0]
                 lv = nn.functional.mse_loss(v, y[idx])
-                lp = nn.functional.cross_entropy(self.policy_net(x[idx]), a[idx])
+                logits = self._policy(x[idx]).masked_fill(~legal[idx], -1e9)  # the policy picks among legal moves
+                lp = nn.functional.cross_entropy(logits, a[idx])
                 self.optimizer.zero_grad()
                 (lv + lp).backward()
                 self.optimizer.step()
@@ -280,6 +297,15 @@ class SearchBootstrapTrainer(RunTrainer):
         if self.score_scale > 0 and held_out.any():
             self.value_gain = self._gain(x[held_out], y[held_out])
         return {"value": value_loss / max(batches, 1), "policy": policy_loss / max(batches, 1)}
+
+    def _policy(self, x: torch.Tensor) -> torch.Tensor:
+        """The policy's logits: the MLP, plus each move's block of move features times the shared weights."""
+        logits = self.policy_net(x)
+        if self.policy_move is None:
+            return logits
+        blocks, per = self.features.blocks, self.features.per_block
+        moves = x[:, self.spec.width:self.spec.width + blocks * per].reshape(len(x), blocks, per) @ self.policy_move
+        return logits + nn.functional.pad(moves, (0, logits.shape[1] - blocks))
 
     def _gain(self, x: torch.Tensor, y: torch.Tensor) -> float:
         """The scale in [0, 1] of the network's output that best predicts held-out targets ``y``."""

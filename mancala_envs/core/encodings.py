@@ -28,6 +28,11 @@ passed to jitted code as its integer ``code`` plus ``low``, ``scale`` and ``leve
 compiled loop serves every encoding and game (``mancala_envs.agents.learned_eval`` computes a
 network's first layer straight from the observation with ``first_layer_into``, touching only
 the rows of the columns that are not zero).
+
+For Rondell and Widdershins a network can also read *move features*, computed from the same
+observation: where each move's last card lands and what it captures there
+(``mancala_envs.core.move_features``, ``value.features: moves``), appended after the
+encoding's columns.
 """
 
 from __future__ import annotations
