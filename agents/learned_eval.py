@@ -25,7 +25,7 @@ key                                       value
                                           ``per_block``), so what is learned of one move carries to all
 ``source``                                who wrote it (``"ppo"``, ``"search-bootstrap"``, ...)
 ``features``                              optional, default ``"none"``: ``"moves"`` appends the game's
-                                          move features (``mancala_envs.core.move_features``: where each
+                                          move features (``mancala_envs.games.move_features``: where each
                                           move's last card lands and what it captures there) to the
                                           encoded observation; the layers' input width counts them
 ``score_scale``                           optional float, default 0: with ``s > 0`` the value of a
@@ -72,7 +72,7 @@ from mancala_envs.core.encodings import ENCODINGS, EncodingSpec, encode, encodin
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.files import atomic_output
 from mancala_envs.core.game import Game, State
-from mancala_envs.core.move_features import MoveFeatureError, MoveFeatures, features_into, move_feature_set, move_features
+from mancala_envs.games.move_features import MoveFeatureError, MoveFeatures, features_into, move_feature_set, move_features
 from mancala_envs.registry import make_game
 
 from .base import Agent
@@ -323,7 +323,7 @@ class EvalNet(NamedTuple):
     hidden_a: np.ndarray  # float64[H]     scratch: one layer's outputs
     hidden_b: np.ndarray  # float64[H]     scratch: the next layer's
     obs: np.ndarray  # float32[O]     scratch: the mover's observation
-    features: int  # move feature set code (core.move_features; 0: none)
+    features: int  # move feature set code (games.move_features; 0: none)
     feature_layout: np.ndarray  # int64[3]  its layout numbers
     encoded_width: int  # the encoded observation's columns: the move features' rows follow in the first layer
     feats: np.ndarray  # float32[F]     scratch: the move features

@@ -120,7 +120,7 @@ def test_the_blend_damps_a_network_that_predicts_nothing(tmp_path):
 
 @pytest.mark.parametrize("env_id", ["rondell-v0", "widdershins-v0"])
 def test_move_features_train_and_the_shared_move_weights_are_saved(env_id, tmp_path):
-    # value.features=moves: the networks read the move features (mancala_envs.core.move_features), and the
+    # value.features=moves: the networks read the move features (mancala_envs.games.move_features), and the
     # policy has one weight per column of a move's block, shared by every move; the file holds both.
     from mancala_envs.agents.specs import make_agent
     from mancala_envs.training.run_folder import RunState

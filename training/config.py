@@ -28,7 +28,7 @@ from typing import Any, get_args, get_origin, get_type_hints
 from mancala_envs.agents import make_agent
 from mancala_envs.core.encodings import ENCODINGS
 from mancala_envs.core.errors import MancalaError
-from mancala_envs.core.move_features import MoveFeatureError, move_feature_set
+from mancala_envs.games.move_features import MoveFeatureError, move_feature_set
 from mancala_envs.core.extras import require_extra
 from mancala_envs.registry import make_game
 
@@ -95,7 +95,7 @@ class ValueConfig:
     score_blend: bool = False  # the evaluation is tanh(score difference / margin_scale) + the network (a correction)
     holdout: float = 0.1  # with score_blend: share of positions never fitted, which set the network's gain (0: gain 1)
     encoding: str = "onehot"  # network input (mancala_envs.core.encodings.ENCODINGS)
-    features: str = "none"  # "moves": the game's move features added to the input (mancala_envs.core.move_features)
+    features: str = "none"  # "moves": the game's move features added to the input (mancala_envs.games.move_features)
     hidden: list[int] = field(default_factory=lambda: [64])  # hidden layers of the value and policy networks
     activation: str = "relu"  # hidden activation: relu or tanh
     learning_rate: float = 1e-3  # Adam step size

@@ -28,7 +28,7 @@ then fits the networks on the positions collected so far:
    Afrika and Widdershins).
 4. **Fitting.** Two MLPs on the encoded mover's observation (``value.encoding``,
    ``mancala_envs.core.encodings``; with ``value.features: moves`` plus the game's move
-   features, ``mancala_envs.core.move_features``): the value head (mean squared error) and the policy
+   features, ``mancala_envs.games.move_features``): the value head (mean squared error) and the policy
    head (cross-entropy with the search's move, over the legal moves; with move features plus
    one weight per column of a move's block, shared by every move), Adam, over a replay buffer of the last
    ``value.replay`` positions. The result goes to ``evaluation.npz`` in the run folder
@@ -62,7 +62,7 @@ from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, l
                                                own_evaluation, save_evaluation)
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
 from mancala_envs.core.encodings import encoding_spec
-from mancala_envs.core.move_features import move_feature_set
+from mancala_envs.games.move_features import move_feature_set
 from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.core.game import Game
 

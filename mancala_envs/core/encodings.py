@@ -31,7 +31,7 @@ the rows of the columns that are not zero).
 
 For Rondell and Widdershins a network can also read *move features*, computed from the same
 observation: where each move's last card lands and what it captures there
-(``mancala_envs.core.move_features``, ``value.features: moves``), appended after the
+(``mancala_envs.games.move_features``, ``value.features: moves``), appended after the
 encoding's columns.
 """
 

@@ -412,6 +412,19 @@ def _sow(state, pos, my_colour, hashed):
         pos = q
 
 
+@njit(cache=True, inline="always")
+def single_card_target(pos, rank, clockwise):
+    """Where a single card of ``rank`` at ``pos`` moves: an Ace one position (clockwise or
+    counterclockwise), a J, Q or K straight across the board, any other card ``rank``
+    positions counterclockwise. The one definition of that rule (the move features read it
+    too)."""
+    if rank == 1:
+        return (pos + N_POS - 1) % N_POS if clockwise else (pos + 1) % N_POS
+    if rank >= 11:
+        return N_POS - 1 - pos
+    return (pos + rank) % N_POS
+
+
 @njit(cache=True)
 def _move(state, pos, clockwise, my_colour, hashed):
     h = state[O_H + pos]
@@ -422,13 +435,7 @@ def _move(state, pos, clockwise, my_colour, hashed):
     _toggle(state, pos * CAP, cell, hashed)
     state[pos * CAP] = 0
     state[O_H + pos] = 0
-    rank = _rank(cell)
-    if rank == 1:
-        target = (pos + N_POS - 1) % N_POS if clockwise else (pos + 1) % N_POS
-    elif rank >= 11:
-        target = N_POS - 1 - pos
-    else:
-        target = (pos + rank) % N_POS
+    target = single_card_target(pos, _rank(cell), clockwise)
     if _land(state, target, cell, my_colour, hashed):
         _sow(state, target, my_colour, hashed)
 

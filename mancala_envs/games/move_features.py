@@ -84,7 +84,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from .errors import MancalaError
+from ..core.errors import MancalaError
+from .widdershins import A_ACE_CW, CAP, N_POS, single_card_target
 
 __all__ = ["FEATURE_SETS", "MoveFeatureError", "MoveFeatures", "features_into", "move_feature_set",
            "move_features"]
@@ -96,7 +97,7 @@ ROND_PER_PILE = 8
 ROND_SUMMARY = 3
 WIDD_PER_MOVE = 10
 WIDD_SUMMARY = 4
-WIDD_POSITIONS, WIDD_CAP, WIDD_MOVES = 12, 52, 24
+WIDD_POSITIONS, WIDD_CAP, WIDD_MOVES = N_POS, CAP, 2 * A_ACE_CW  # the kernel's board and actions
 
 
 class MoveFeatureError(MancalaError):
@@ -241,12 +242,7 @@ def _widdershins_move(obs, j, clockwise, p, res):
             extra_colour[top_colour] += 1
     else:
         last_rank, last_colour = _card(obs, j, 0, p)
-        if last_rank == 1:
-            land = (j + WIDD_POSITIONS - 1) % WIDD_POSITIONS if clockwise else (j + 1) % WIDD_POSITIONS
-        elif last_rank >= 11:
-            land = WIDD_POSITIONS - 1 - j
-        else:
-            land = (j + last_rank) % WIDD_POSITIONS
+        land = single_card_target(j, last_rank, clockwise)
         base = _height_owner(obs, land, p)[0]
         if base > 0:
             top_rank, top_colour = _card(obs, land, 0, p)
