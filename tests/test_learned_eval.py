@@ -170,15 +170,21 @@ def _ends(state, action):
     return child.is_terminal()
 
 
+def _zero_network_blend(game, folder, seed):
+    """An evaluation whose network outputs 0 everywhere, blended with the score at scale 0.2:
+    every leaf is valued tanh(0.2 * h), h being plain alpha-beta's own leaf value."""
+    heads = random_network(game, "onehot", [8], seed=seed)
+    zero = [(w * 0, b * 0) for w, b in heads["value"]]
+    save_evaluation(folder, game, "onehot", "relu", zero, score_scale=0.2)
+    return load_evaluation(folder, game)
+
+
 @pytest.mark.parametrize("env_id", FAMILY_IDS)
 def test_a_blended_untrained_network_searches_like_plain_alphabeta(env_id, tmp_path):
     # With a zero network the blend is tanh(h * s): alpha-beta's values are plain alpha-beta's
     # (its heuristic or score difference) through tanh, which keeps their order.
     game = make_game(env_id)
-    heads = random_network(game, "onehot", [8], seed=3)
-    zero = [(w * 0, b * 0) for w, b in heads["value"]]
-    save_evaluation(tmp_path, game, "onehot", "relu", zero, score_scale=0.2)
-    evaluation = load_evaluation(tmp_path, game)
+    evaluation = _zero_network_blend(game, tmp_path, seed=3)
     compared = 0
     for seed in range(6):
         state = played_position(game, seed, plies=4 + 3 * seed)
@@ -197,10 +203,7 @@ def test_a_blended_untrained_network_searches_like_plain_alphabeta(env_id, tmp_p
 def test_mcts_values_new_nodes_with_the_blend(env_id, tmp_path):
     # MCTS reads the same blended value as alpha-beta (Afrika: its heuristic, Kalah: the score difference)
     game = make_game(env_id)
-    heads = random_network(game, "onehot", [8], seed=6)
-    zero = [(w * 0, b * 0) for w, b in heads["value"]]
-    save_evaluation(tmp_path, game, "onehot", "relu", zero, score_scale=0.2)
-    evaluation = load_evaluation(tmp_path, game)
+    evaluation = _zero_network_blend(game, tmp_path, seed=6)
     state = next(s for s in (played_position(game, seed, plies=20) for seed in range(40))
                  if not s.is_terminal() and not any(_ends(s, a) for a in s.legal_actions()))
     moves = state.legal_actions()
