@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +18,25 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+def pytest_sessionstart(session):
+    """Under pytest-xdist, compile the kernels and search loops once, split over the cores.
+
+    This runs in the controller before xdist starts its workers (xdist starts them in its
+    own ``trylast`` hook), so the workers load every loop from numba's disk cache instead
+    of each compiling all of them at once (see ``tests/warm_cache.py``). A failure here is
+    not hidden: the tests that use the loops compile them again and report it.
+    """
+    config = session.config
+    workers = getattr(config.option, "numprocesses", None) or 0
+    if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2:
+        return
+    shares = min(workers, os.cpu_count() or 1)
+    script = Path(__file__).with_name("warm_cache.py")
+    processes = [subprocess.Popen([sys.executable, str(script), str(k), str(shares)]) for k in range(shares)]
+    for process in processes:
+        process.wait()
 
 
 @pytest.fixture(scope="session", autouse=True)
