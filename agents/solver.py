@@ -89,7 +89,7 @@ from mancala_envs.core.jit_helpers import FNV_OFFSET_BASIS, FNV_PRIME, copy_into
 from .base import Agent
 from .endgame import NO_VALUE, endgame_for
 
-__all__ = ["SolveResult", "SolverAgent", "SolverTable", "solve", "perfect_line"]
+__all__ = ["SolveResult", "SolverAgent", "SolverTable", "perfect_line", "solve", "table_for"]
 
 INF = 32000  # beyond any score difference: "no bound"
 MAX_STACK = 4096  # deepest line the solver follows
@@ -99,10 +99,14 @@ ENTRY_BYTES = 16
 # 1 GiB, 156 M with 2 GiB (a bigger table keeps more of the deepening's moves); without (the
 # default): 45 M at 1 GiB and at 2 GiB
 DEFAULT_TABLE_BYTES = 1 << 30
+# games with this many stones or more (Kalah(6,5): 60) search billions of nodes: a bigger table
+LARGE_GAME_STONES = 60
+LARGE_TABLE_BYTES = 4 << 30
 ETC_STONES = 30  # ETC from this many stones outside the stores (Kalah(6,4): 25.0 CPU s, 37.6 s at 0)
 BUSY_ENTRIES = 1 << 16
 ROOT_SHIFT = 1
 DEEPENING_NODES = 1_000_000  # the deepening stage stops after its iteration that passes this
+GUESS_TABLE_BYTES = 1 << 26  # the deepening stage's own table
 INLINE_KERNEL = True  # the kernel's code compiled into the loop (core.inline): faster, slower to compile
 
 # stats vector layout (one per thread)
@@ -162,11 +166,13 @@ class SolverTable:
     """The solver's transposition table: ``2**bits`` buckets of ``BUCKET`` lockless entries.
 
     ``memory`` (bytes, or a size such as ``"1G"``): the largest power of two of buckets that
-    fits; default a quarter of the free memory, at most ``DEFAULT_TABLE_BYTES``.
+    fits; default a quarter of the free memory, at most ``DEFAULT_TABLE_BYTES`` (at most
+    ``LARGE_TABLE_BYTES`` with ``large=True``: see ``table_for``).
     """
 
-    def __init__(self, memory: int | str | None = None):
-        budget = parse_memory(memory) if memory is not None else min(free_memory_bytes() // 4, DEFAULT_TABLE_BYTES)
+    def __init__(self, memory: int | str | None = None, *, large: bool = False):
+        cap = LARGE_TABLE_BYTES if large else DEFAULT_TABLE_BYTES
+        budget = parse_memory(memory) if memory is not None else min(free_memory_bytes() // 4, cap)
         buckets = max(1, budget // (BUCKET * ENTRY_BYTES))
         self.bits = int(buckets).bit_length() - 1
         # entry i: words [2i] = key ^ data, [2i + 1] = data (bounds, move, work)
@@ -178,6 +184,13 @@ class SolverTable:
 
     def clear(self) -> None:
         self.words[:] = 0
+
+
+def table_for(state: State, memory: int | str | None = None) -> SolverTable:
+    """A table for solving ``state``: of ``memory``, else the default size, larger for games of at
+    least ``LARGE_GAME_STONES`` stones in play."""
+    total = state.game.search_score_total(state)
+    return SolverTable(memory, large=total is not None and total >= LARGE_GAME_STONES)
 
 
 @njit(cache=True, inline="always")
@@ -685,7 +698,7 @@ def solve(
     endgame: Any = "auto",
     ordering: bool = True,
     etc: bool = True,
-    deepening: bool = False,
+    deepening: bool | int = False,
     progress: Callable[[Progress], None] | None = None,
 ) -> SolveResult:
     """Solve ``position`` (a State, or a Game: its start position with seed 0) exactly.
@@ -695,7 +708,8 @@ def solve(
     ``time_limit``: seconds; past it the result holds the bounds proven so far
     (``exact=False``). ``endgame``: ``"auto"`` (the Kalah family's database of the default
     size, built or loaded from the cache), None (none), or an ``agents.endgame.Endgame``.
-    ``ordering``, ``etc``, ``deepening``: switch the refinements off to measure them.
+    ``ordering``, ``etc``, ``deepening``: switch the refinements off to measure them; ``deepening``
+    may be a node budget for the guess's searches (``True``: ``DEEPENING_NODES``).
     ``progress(Progress)`` is called after every null-window search.
     """
     state = position.new_state(0) if isinstance(position, Game) else position
@@ -706,7 +720,7 @@ def solve(
         raise ValueError(f"solve: time_limit must be > 0 seconds, got {time_limit!r}")
     game = state.game
     start = time.perf_counter()
-    table = table if table is not None else SolverTable(memory)
+    table = table if table is not None else table_for(state, memory)
     if isinstance(endgame, str):
         if endgame != "auto":
             raise ValueError(f"solve: endgame must be 'auto', None or an Endgame, got {endgame!r}")
@@ -717,6 +731,7 @@ def solve(
     cap_left = MAX_STACK if game.max_plies is None else max(1, game.max_plies - state.plies)
     stack = min(cap_left, MAX_STACK) + 1
     runner = _Runner(game, table, threads, stack, endgame)
+    deepening = DEEPENING_NODES if deepening is True else int(deepening)  # the guess's node budget (0: none)
     total = game.search_score_total(state)
     settings = SolverSettings(alpha=-INF, beta=INF, depth=0, score_total=-1 if total is None else int(total),
                               max_plies=game.ply_cap, max_stack=stack, deadline=deadline, key_plies=False,
@@ -743,7 +758,7 @@ def solve(
         table_bytes=table.nbytes, endgame_seeds=None if endgame is None else endgame.max_seeds)
 
 
-def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: bool,
+def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: int,
           progress: Callable | None, start: float) -> dict:
     """MTD(f) on ``state``, its first guess from iterative deepening: the value (mover's view)."""
     game = state.game
@@ -777,14 +792,7 @@ def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: bo
         return guess, lower, upper, best, stopped, searches
 
     if deepening:
-        # depth-limited null-window searches (leaves valued by the score difference): a guess
-        for depth in range(2, 64, 2):
-            if runner.nodes_now() > DEEPENING_NODES:
-                break
-            horizon = runner.totals[S_HORIZON]
-            guess, _, _, _, _, _ = converge(settings._replace(depth=depth), guess, -INF, INF, "deepening", depth)
-            if runner.totals[S_HORIZON] == horizon:
-                break  # no line reached the depth: deeper iterations would repeat this one
+        guess = _deepening_guess(runner, settings, converge, deepening)
     lower, upper = -INF, INF
     if settings.score_total >= 0:  # the whole range the value can lie in
         scores = state.scores()
@@ -801,6 +809,26 @@ def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: bo
     value = lower if lower == upper else guess
     return {"value": int(value), "best": int(best), "stopped": stopped, "lower": int(lower), "upper": int(upper),
             "iterations": iterations}
+
+
+def _deepening_guess(runner: _Runner, settings: SolverSettings, converge, budget: int) -> int:
+    """A first guess for MTD(f) from depth-limited MTD(f) searches of depth 2, 4, ... (leaves valued by
+    the score difference, database positions exactly), on a table of their own so that their moves,
+    which prove nothing, do not take the exact search's entries; their nodes count in ``runner``'s."""
+    exact_table = runner.table
+    runner.table = SolverTable(min(GUESS_TABLE_BYTES, exact_table.nbytes))
+    guess, spent = 0, runner.nodes_now()
+    try:
+        for depth in range(2, 64, 2):
+            if runner.nodes_now() - spent > budget:
+                break
+            horizon = runner.totals[S_HORIZON]
+            guess, _, _, _, stopped, _ = converge(settings._replace(depth=depth), guess, -INF, INF, "deepening", depth)
+            if stopped or runner.totals[S_HORIZON] == horizon:
+                break  # out of time, or no line reached the depth: deeper iterations would repeat this one
+    finally:
+        runner.table = exact_table
+    return guess
 
 
 def _root_key(root: np.ndarray, key_indices: np.ndarray, game: Game, key_plies: bool) -> np.uint64:
