@@ -10,15 +10,16 @@ How it searches
 ---------------
 * **MTD(f)** (Plaat et al. 1996): null-window searches ``(g - 1, g)`` that converge on the
   value; scores are integers in every game so far. The first guess is 0 clamped to the
-  range the stores allow. ``deepening=True`` takes it instead from iterative deepening as
-  Irving et al. (2000) did: depth-limited MTD(f) searches of depth 2, 4, ... (leaves valued
-  by the score difference, database positions exactly) until they have spent
-  ``DEEPENING_NODES`` nodes; they prove no bound, but leave their best moves in the table
-  for the exact search's ordering. It paid on Kalah(6,3) with the old ordering (8.30 M
-  nodes without, 6.60 M deepening to depth 8) but not on Kalah(6,4) with the current one
-  (one thread, 1 GiB table: 45.3 M nodes in seven passes without, 59.3 M in three passes
-  with: the shallow searches' moves, kept in the table, order worse than the rules of
-  thumb below), so it is off by default.
+  range the stores allow. ``deepening=True`` (or a node budget) takes it instead from
+  iterative deepening as Irving et al. (2000) did: depth-limited MTD(f) searches of depth 2,
+  4, ... (leaves valued by the score difference, database positions exactly) until they
+  have spent ``DEEPENING_NODES`` nodes, on a table of their own (``GUESS_TABLE_BYTES``; their
+  moves prove nothing and would take the exact search's entries). It does not pay, so it is
+  off by default: on Kalah(6,4) (one thread, N = 20 database) the seven passes from 0 take
+  15.33 M nodes, of which the five below the value only 0.88 M; the cost is in the last two,
+  proving ``>= 10`` (2.43 M) and ``<= 10`` (12.02 M), which every guess must search. With a
+  1 M-node deepening guess (8, after depth 18): 1.72 M nodes for the guess, then three passes
+  of 14.97 M, 16.69 M in all.
 * **Position key** (``Game.position_key_indices``): the transposition table is keyed on the
   part of the state that decides the future, not on bookkeeping (the ply counter, the last
   move), so lines that meet in one position share its entry. Where the scores decide
@@ -107,6 +108,7 @@ BUSY_ENTRIES = 1 << 16
 ROOT_SHIFT = 1
 DEEPENING_NODES = 1_000_000  # the deepening stage stops after its iteration that passes this
 GUESS_TABLE_BYTES = 1 << 26  # the deepening stage's own table
+HEARTBEAT_SECONDS = 30.0  # progress reports within a long null-window search
 INLINE_KERNEL = True  # the kernel's code compiled into the loop (core.inline): faster, slower to compile
 
 # stats vector layout (one per thread)
@@ -615,7 +617,7 @@ class Progress:
     guess: int
     nodes: int
     seconds: float
-    extra: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # "testing": the window (beta) of a search still running
 
 
 class _Runner:
@@ -638,8 +640,10 @@ class _Runner:
         """Nodes so far, read while threads run (for progress)."""
         return int(self.totals[S_NODES] + sum(int(s[S_NODES]) for s in self.stats))
 
-    def run(self, root, root_key, settings: SolverSettings, key_indices) -> tuple[int, int, bool]:
-        """One window search on every thread: (value, best move, stopped)."""
+    def run(self, root, root_key, settings: SolverSettings, key_indices,
+            heartbeat: Callable[[], None] | None = None) -> tuple[int, int, bool]:
+        """One window search on every thread: (value, best move, stopped). ``heartbeat()`` is
+        called every ``HEARTBEAT_SECONDS`` while it runs (a long search's progress)."""
         self.control[0] = 0
         self.busy[:] = 0
         for s in self.stats:
@@ -653,14 +657,17 @@ class _Runner:
             if not self.stats[t][S_ABORTED]:
                 self.control[0] = 2  # answered: the others stop
 
-        if len(self.lines) == 1:
+        if len(self.lines) == 1 and heartbeat is None:
             work(0)
         else:
             pool = [threading.Thread(target=work, args=(t,)) for t in range(len(self.lines))]
             for th in pool:
                 th.start()
             for th in pool:
-                th.join()
+                th.join(HEARTBEAT_SECONDS if heartbeat is not None else None)
+                while th.is_alive():
+                    heartbeat()
+                    th.join(HEARTBEAT_SECONDS)
         for s in self.stats:
             self.totals += s
         self.totals[S_ABORTED] = 0
@@ -710,7 +717,8 @@ def solve(
     size, built or loaded from the cache), None (none), or an ``agents.endgame.Endgame``.
     ``ordering``, ``etc``, ``deepening``: switch the refinements off to measure them; ``deepening``
     may be a node budget for the guess's searches (``True``: ``DEEPENING_NODES``).
-    ``progress(Progress)`` is called after every null-window search.
+    ``progress(Progress)`` is called after every null-window search, and every
+    ``HEARTBEAT_SECONDS`` within one (``extra["testing"]``: the value it is testing).
     """
     state = position.new_state(0) if isinstance(position, Game) else position
     _check_state(state, "solve")
@@ -768,9 +776,9 @@ def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: in
     guess = 0
     iterations = 0
 
-    def report(stage, depth, lower, upper, g):
+    def report(stage, depth, lower, upper, g, **extra):
         if progress is not None:
-            progress(Progress(stage, depth, lower, upper, g, runner.nodes_now(), time.perf_counter() - start))
+            progress(Progress(stage, depth, lower, upper, g, runner.nodes_now(), time.perf_counter() - start, extra))
 
     def converge(window_settings, guess, lower, upper, stage, depth):
         """Null-window searches around ``guess`` until ``lower == upper`` (MTD(f)): (guess, lower, upper,
@@ -778,7 +786,10 @@ def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: in
         best, stopped, searches = -1, False, 0
         while lower < upper:
             beta = max(guess, lower + 1)
-            v, a, stopped = runner.run(root, root_key, window_settings._replace(alpha=beta - 1, beta=beta), key_indices)
+            beat = None if progress is None else functools.partial(report, stage, depth, lower, upper, guess,
+                                                                   testing=beta)
+            v, a, stopped = runner.run(root, root_key, window_settings._replace(alpha=beta - 1, beta=beta), key_indices,
+                                       beat)
             searches += 1
             if stopped:
                 break

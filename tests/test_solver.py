@@ -253,8 +253,20 @@ def test_solve_benchmark_reads_the_progress_lines_of_the_command(capsys):
     spec.loader.exec_module(benchmark)
     _show_progress(False)(Progress("exact", 0, 4, 48, 4, 2_921_201, 20.6))
     _show_progress(False)(Progress("deepening", 6, -32000, 32000, 3, 734, 0.5))
-    exact, deepening = capsys.readouterr().err.splitlines()
+    _show_progress(False)(Progress("exact", 0, 4, 48, 4, 3_000_000, 50.0, {"testing": 5}))
+    exact, deepening, running = capsys.readouterr().err.splitlines()
+    assert benchmark.PROGRESS.match(running)["nodes"] == "3,000,000" and "testing >= +5" in running
     match = benchmark.PROGRESS.match(exact)
     assert (match["stage"], match["lower"], match["upper"], match["nodes"]) == ("exact", "4", "48", "2,921,201")
     assert benchmark.PROGRESS.match(deepening)["stage"] == "deepening"
     assert benchmark._last_report({})["lower"] is None
+
+
+def test_a_long_search_reports_progress_while_it_runs(monkeypatch):
+    monkeypatch.setattr(solver_module, "HEARTBEAT_SECONDS", 0.001)
+    reports = []
+    result = solve(mancala_envs.make_game("kalah-irving2000-v0", pits=4, seeds=3), memory="16M", endgame=None,
+                   progress=reports.append)
+    running = [r for r in reports if "testing" in r.extra]
+    assert result.value == 8 and running
+    assert all(r.lower < r.extra["testing"] <= r.upper for r in running)

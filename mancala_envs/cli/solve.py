@@ -99,8 +99,9 @@ def _show_progress(quiet: bool):
     def show(p) -> None:
         rate = p.nodes / max(p.seconds, 1e-9)
         where = f"depth {p.depth}" if p.stage == "deepening" else f"bounds [{p.lower}, {p.upper}]"
+        testing = f"  testing >= {p.extra['testing']:+d}" if "testing" in p.extra else ""
         print(f"  {p.stage:<9} {where:<20} guess {p.guess:+d}  {p.nodes:,} nodes  {rate / 1e6:.2f} M nodes/s  "
-              f"{p.seconds:.1f} s", file=sys.stderr, flush=True)
+              f"{p.seconds:.1f} s{testing}", file=sys.stderr, flush=True)
 
     return show
 
