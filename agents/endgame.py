@@ -29,7 +29,12 @@ without a ply cap: the solver uses a table only when the cap is at least
 ``CAP_MARGIN`` plies away.
 
 Default size (``default_seeds``): the largest ``N`` whose table holds at most
-``DEFAULT_POSITIONS`` positions, and below the game's seed total.
+``DEFAULT_POSITIONS`` positions (20 M: ``N = 15`` on six holes, built in about 8 s, so
+Kalah(6,4) solves from a cold start in about 30 s), and below the game's seed total. Games of
+``LARGE_GAME_SEEDS`` seeds or more (Kalah(6,5)) search far longer than any build, so they
+get up to ``LARGE_POSITIONS`` (900 M: ``N = 23`` on six holes, 834 MB, built once and loaded
+after). Kalah(6,4), one search thread: 51.7 M nodes with ``N = 15``, 15.3 M with ``N = 20``,
+5.5 M with ``N = 23``.
 """
 
 from __future__ import annotations
