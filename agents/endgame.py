@@ -29,7 +29,12 @@ without a ply cap: the solver uses a table only when the cap is at least
 ``CAP_MARGIN`` plies away.
 
 Default size (``default_seeds``): the largest ``N`` whose table holds at most
-``DEFAULT_POSITIONS`` positions, and below the game's seed total.
+``DEFAULT_POSITIONS`` positions (20 M: ``N = 15`` on six holes, built in about 8 s, so
+Kalah(6,4) solves from a cold start in about 30 s), and below the game's seed total. Games of
+``LARGE_GAME_SEEDS`` seeds or more (Kalah(6,5)) search far longer than any build, so they
+get up to ``LARGE_POSITIONS`` (900 M: ``N = 23`` on six holes, 834 MB, built once and loaded
+after). Kalah(6,4), one search thread: 51.7 M nodes with ``N = 15``, 15.3 M with ``N = 20``,
+5.5 M with ``N = 23``.
 """
 
 from __future__ import annotations
@@ -58,6 +63,10 @@ __all__ = ["Endgame", "EndgameError", "build", "cache_folder", "default_seeds", 
 NO_VALUE = -(1 << 40)  # "not in the database" (the solver's oracle contract)
 UNKNOWN = -128  # an entry not computed yet
 DEFAULT_POSITIONS = 20_000_000
+# games of this many seeds or more (Kalah(6,5): 60) get a larger table by default: built once,
+# on disk, reused; their solve takes far longer than the build
+LARGE_GAME_SEEDS = 60
+LARGE_POSITIONS = 900_000_000
 CAP_MARGIN = 300
 FORMAT = 1
 RULE_OPTIONS = ("pits", "extra_turn", "capture", "capture_needs_opposite", "skip_origin", "end", "leftover",
@@ -292,6 +301,7 @@ class Endgame:
     oracle = staticmethod(kalah_oracle)  # not a bound method: the solver compiles once per oracle
 
     def __init__(self, game: Game, tables: EndgameTables, build_seconds: float = 0.0, loaded: bool = False):
+        """``build_seconds``: how long the build took (for a loaded table, the build that wrote it)."""
         self.rules = rules_of(game)
         self.tables = tables
         self.max_seeds = tables.max_seeds
@@ -319,10 +329,13 @@ class Endgame:
         return None if v == NO_VALUE else int(v)
 
 
-def default_seeds(game: Game, positions: int = DEFAULT_POSITIONS) -> int:
-    """The largest table of at most ``positions`` positions, below the game's seed total."""
+def default_seeds(game: Game, positions: int | None = None) -> int:
+    """The largest table of at most ``positions`` positions (default ``DEFAULT_POSITIONS``, or
+    ``LARGE_POSITIONS`` for games of ``LARGE_GAME_SEEDS`` seeds or more), below the game's seed total."""
     n = game.options["pits"]
     total = game.total_seeds_bound()
+    if positions is None:
+        positions = LARGE_POSITIONS if total >= LARGE_GAME_SEEDS else DEFAULT_POSITIONS
     seeds = 0
     while seeds + 1 < total and positions_up_to(n, seeds + 1) <= positions:
         seeds += 1
@@ -352,8 +365,8 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _load(game: Game, max_seeds: int, folder: Path) -> EndgameTables | None:
-    """The cached table, or None if missing, partial, corrupt or of other rules."""
+def _load(game: Game, max_seeds: int, folder: Path) -> tuple[EndgameTables, float] | None:
+    """The cached table and the seconds its build took, or None if missing, partial, corrupt or of other rules."""
     data_path, meta_path = _paths(game, max_seeds, folder)
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
@@ -367,7 +380,7 @@ def _load(game: Game, max_seeds: int, folder: Path) -> EndgameTables | None:
         return None
     if values.dtype != np.int8 or values.shape != (int(offsets[-1]),) or (values == UNKNOWN).any():
         return None
-    return EndgameTables(values, offsets, _ways_table(2 * n, max_seeds), max_seeds)
+    return EndgameTables(values, offsets, _ways_table(2 * n, max_seeds), max_seeds), float(meta.get("build_seconds", 0))
 
 
 def _save(game: Game, tables: EndgameTables, folder: Path, seconds: float) -> None:
@@ -388,9 +401,9 @@ def load_or_build(game: Game, max_seeds: int | None = None, *, folder: str | os.
     check_supported(game)
     max_seeds = default_seeds(game) if max_seeds is None else int(max_seeds)
     where = Path(folder) if folder is not None else cache_folder()
-    tables = _load(game, max_seeds, where)
-    if tables is not None:
-        return Endgame(game, tables, loaded=True)
+    cached = _load(game, max_seeds, where)
+    if cached is not None:
+        return Endgame(game, cached[0], build_seconds=cached[1], loaded=True)
     start = time.perf_counter()
     tables = build(game, max_seeds, threads=threads, progress=progress)
     seconds = time.perf_counter() - start

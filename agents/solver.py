@@ -10,15 +10,16 @@ How it searches
 ---------------
 * **MTD(f)** (Plaat et al. 1996): null-window searches ``(g - 1, g)`` that converge on the
   value; scores are integers in every game so far. The first guess is 0 clamped to the
-  range the stores allow. ``deepening=True`` takes it instead from iterative deepening as
-  Irving et al. (2000) did: depth-limited MTD(f) searches of depth 2, 4, ... (leaves valued
-  by the score difference, database positions exactly) until they have spent
-  ``DEEPENING_NODES`` nodes; they prove no bound, but leave their best moves in the table
-  for the exact search's ordering. It paid on Kalah(6,3) with the old ordering (8.30 M
-  nodes without, 6.60 M deepening to depth 8) but not on Kalah(6,4) with the current one
-  (one thread, 1 GiB table: 45.3 M nodes in seven passes without, 59.3 M in three passes
-  with: the shallow searches' moves, kept in the table, order worse than the rules of
-  thumb below), so it is off by default.
+  range the stores allow. ``deepening=True`` (or a node budget) takes it instead from
+  iterative deepening as Irving et al. (2000) did: depth-limited MTD(f) searches of depth 2,
+  4, ... (leaves valued by the score difference, database positions exactly) until they
+  have spent ``DEEPENING_NODES`` nodes, on a table of their own (``GUESS_TABLE_BYTES``; their
+  moves prove nothing and would take the exact search's entries). It does not pay, so it is
+  off by default: on Kalah(6,4) (one thread, N = 20 database) the seven passes from 0 take
+  15.33 M nodes, of which the five below the value only 0.88 M; the cost is in the last two,
+  proving ``>= 10`` (2.43 M) and ``<= 10`` (12.02 M), which every guess must search. With a
+  1 M-node deepening guess (8, after depth 18): 1.72 M nodes for the guess, then three passes
+  of 14.97 M, 16.69 M in all.
 * **Position key** (``Game.position_key_indices``): the transposition table is keyed on the
   part of the state that decides the future, not on bookkeeping (the ply counter, the last
   move), so lines that meet in one position share its entry. Where the scores decide
@@ -89,7 +90,7 @@ from mancala_envs.core.jit_helpers import FNV_OFFSET_BASIS, FNV_PRIME, copy_into
 from .base import Agent
 from .endgame import NO_VALUE, endgame_for
 
-__all__ = ["SolveResult", "SolverAgent", "SolverTable", "solve", "perfect_line"]
+__all__ = ["SolveResult", "SolverAgent", "SolverTable", "perfect_line", "solve", "table_for"]
 
 INF = 32000  # beyond any score difference: "no bound"
 MAX_STACK = 4096  # deepest line the solver follows
@@ -99,10 +100,15 @@ ENTRY_BYTES = 16
 # 1 GiB, 156 M with 2 GiB (a bigger table keeps more of the deepening's moves); without (the
 # default): 45 M at 1 GiB and at 2 GiB
 DEFAULT_TABLE_BYTES = 1 << 30
+# games with this many stones or more (Kalah(6,5): 60) search billions of nodes: a bigger table
+LARGE_GAME_STONES = 60
+LARGE_TABLE_BYTES = 4 << 30
 ETC_STONES = 30  # ETC from this many stones outside the stores (Kalah(6,4): 25.0 CPU s, 37.6 s at 0)
 BUSY_ENTRIES = 1 << 16
 ROOT_SHIFT = 1
 DEEPENING_NODES = 1_000_000  # the deepening stage stops after its iteration that passes this
+GUESS_TABLE_BYTES = 1 << 26  # the deepening stage's own table
+HEARTBEAT_SECONDS = 30.0  # progress reports within a long null-window search
 INLINE_KERNEL = True  # the kernel's code compiled into the loop (core.inline): faster, slower to compile
 
 # stats vector layout (one per thread)
@@ -162,11 +168,13 @@ class SolverTable:
     """The solver's transposition table: ``2**bits`` buckets of ``BUCKET`` lockless entries.
 
     ``memory`` (bytes, or a size such as ``"1G"``): the largest power of two of buckets that
-    fits; default a quarter of the free memory, at most ``DEFAULT_TABLE_BYTES``.
+    fits; default a quarter of the free memory, at most ``DEFAULT_TABLE_BYTES`` (at most
+    ``LARGE_TABLE_BYTES`` with ``large=True``: see ``table_for``).
     """
 
-    def __init__(self, memory: int | str | None = None):
-        budget = parse_memory(memory) if memory is not None else min(free_memory_bytes() // 4, DEFAULT_TABLE_BYTES)
+    def __init__(self, memory: int | str | None = None, *, large: bool = False):
+        cap = LARGE_TABLE_BYTES if large else DEFAULT_TABLE_BYTES
+        budget = parse_memory(memory) if memory is not None else min(free_memory_bytes() // 4, cap)
         buckets = max(1, budget // (BUCKET * ENTRY_BYTES))
         self.bits = int(buckets).bit_length() - 1
         # entry i: words [2i] = key ^ data, [2i + 1] = data (bounds, move, work)
@@ -178,6 +186,13 @@ class SolverTable:
 
     def clear(self) -> None:
         self.words[:] = 0
+
+
+def table_for(state: State, memory: int | str | None = None) -> SolverTable:
+    """A table for solving ``state``: of ``memory``, else the default size, larger for games of at
+    least ``LARGE_GAME_STONES`` stones in play."""
+    total = state.game.search_score_total(state)
+    return SolverTable(memory, large=total is not None and total >= LARGE_GAME_STONES)
 
 
 @njit(cache=True, inline="always")
@@ -602,7 +617,7 @@ class Progress:
     guess: int
     nodes: int
     seconds: float
-    extra: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # "testing": the window (beta) of a search still running
 
 
 class _Runner:
@@ -625,8 +640,10 @@ class _Runner:
         """Nodes so far, read while threads run (for progress)."""
         return int(self.totals[S_NODES] + sum(int(s[S_NODES]) for s in self.stats))
 
-    def run(self, root, root_key, settings: SolverSettings, key_indices) -> tuple[int, int, bool]:
-        """One window search on every thread: (value, best move, stopped)."""
+    def run(self, root, root_key, settings: SolverSettings, key_indices,
+            heartbeat: Callable[[], None] | None = None) -> tuple[int, int, bool]:
+        """One window search on every thread: (value, best move, stopped). ``heartbeat()`` is
+        called every ``HEARTBEAT_SECONDS`` while it runs (a long search's progress)."""
         self.control[0] = 0
         self.busy[:] = 0
         for s in self.stats:
@@ -640,14 +657,17 @@ class _Runner:
             if not self.stats[t][S_ABORTED]:
                 self.control[0] = 2  # answered: the others stop
 
-        if len(self.lines) == 1:
+        if len(self.lines) == 1 and heartbeat is None:
             work(0)
         else:
             pool = [threading.Thread(target=work, args=(t,)) for t in range(len(self.lines))]
             for th in pool:
                 th.start()
             for th in pool:
-                th.join()
+                th.join(HEARTBEAT_SECONDS if heartbeat is not None else None)
+                while th.is_alive():
+                    heartbeat()
+                    th.join(HEARTBEAT_SECONDS)
         for s in self.stats:
             self.totals += s
         self.totals[S_ABORTED] = 0
@@ -685,7 +705,7 @@ def solve(
     endgame: Any = "auto",
     ordering: bool = True,
     etc: bool = True,
-    deepening: bool = False,
+    deepening: bool | int = False,
     progress: Callable[[Progress], None] | None = None,
 ) -> SolveResult:
     """Solve ``position`` (a State, or a Game: its start position with seed 0) exactly.
@@ -695,8 +715,10 @@ def solve(
     ``time_limit``: seconds; past it the result holds the bounds proven so far
     (``exact=False``). ``endgame``: ``"auto"`` (the Kalah family's database of the default
     size, built or loaded from the cache), None (none), or an ``agents.endgame.Endgame``.
-    ``ordering``, ``etc``, ``deepening``: switch the refinements off to measure them.
-    ``progress(Progress)`` is called after every null-window search.
+    ``ordering``, ``etc``, ``deepening``: switch the refinements off to measure them; ``deepening``
+    may be a node budget for the guess's searches (``True``: ``DEEPENING_NODES``).
+    ``progress(Progress)`` is called after every null-window search, and every
+    ``HEARTBEAT_SECONDS`` within one (``extra["testing"]``: the value it is testing).
     """
     state = position.new_state(0) if isinstance(position, Game) else position
     _check_state(state, "solve")
@@ -706,7 +728,7 @@ def solve(
         raise ValueError(f"solve: time_limit must be > 0 seconds, got {time_limit!r}")
     game = state.game
     start = time.perf_counter()
-    table = table if table is not None else SolverTable(memory)
+    table = table if table is not None else table_for(state, memory)
     if isinstance(endgame, str):
         if endgame != "auto":
             raise ValueError(f"solve: endgame must be 'auto', None or an Endgame, got {endgame!r}")
@@ -717,6 +739,7 @@ def solve(
     cap_left = MAX_STACK if game.max_plies is None else max(1, game.max_plies - state.plies)
     stack = min(cap_left, MAX_STACK) + 1
     runner = _Runner(game, table, threads, stack, endgame)
+    deepening = DEEPENING_NODES if deepening is True else int(deepening)  # the guess's node budget (0: none)
     total = game.search_score_total(state)
     settings = SolverSettings(alpha=-INF, beta=INF, depth=0, score_total=-1 if total is None else int(total),
                               max_plies=game.ply_cap, max_stack=stack, deadline=deadline, key_plies=False,
@@ -743,7 +766,7 @@ def solve(
         table_bytes=table.nbytes, endgame_seeds=None if endgame is None else endgame.max_seeds)
 
 
-def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: bool,
+def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: int,
           progress: Callable | None, start: float) -> dict:
     """MTD(f) on ``state``, its first guess from iterative deepening: the value (mover's view)."""
     game = state.game
@@ -753,9 +776,9 @@ def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: bo
     guess = 0
     iterations = 0
 
-    def report(stage, depth, lower, upper, g):
+    def report(stage, depth, lower, upper, g, **extra):
         if progress is not None:
-            progress(Progress(stage, depth, lower, upper, g, runner.nodes_now(), time.perf_counter() - start))
+            progress(Progress(stage, depth, lower, upper, g, runner.nodes_now(), time.perf_counter() - start, extra))
 
     def converge(window_settings, guess, lower, upper, stage, depth):
         """Null-window searches around ``guess`` until ``lower == upper`` (MTD(f)): (guess, lower, upper,
@@ -763,7 +786,10 @@ def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: bo
         best, stopped, searches = -1, False, 0
         while lower < upper:
             beta = max(guess, lower + 1)
-            v, a, stopped = runner.run(root, root_key, window_settings._replace(alpha=beta - 1, beta=beta), key_indices)
+            beat = None if progress is None else functools.partial(report, stage, depth, lower, upper, guess,
+                                                                   testing=beta)
+            v, a, stopped = runner.run(root, root_key, window_settings._replace(alpha=beta - 1, beta=beta), key_indices,
+                                       beat)
             searches += 1
             if stopped:
                 break
@@ -777,14 +803,7 @@ def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: bo
         return guess, lower, upper, best, stopped, searches
 
     if deepening:
-        # depth-limited null-window searches (leaves valued by the score difference): a guess
-        for depth in range(2, 64, 2):
-            if runner.nodes_now() > DEEPENING_NODES:
-                break
-            horizon = runner.totals[S_HORIZON]
-            guess, _, _, _, _, _ = converge(settings._replace(depth=depth), guess, -INF, INF, "deepening", depth)
-            if runner.totals[S_HORIZON] == horizon:
-                break  # no line reached the depth: deeper iterations would repeat this one
+        guess = _deepening_guess(runner, settings, converge, deepening)
     lower, upper = -INF, INF
     if settings.score_total >= 0:  # the whole range the value can lie in
         scores = state.scores()
@@ -801,6 +820,26 @@ def _mtdf(state: State, runner: _Runner, settings: SolverSettings, deepening: bo
     value = lower if lower == upper else guess
     return {"value": int(value), "best": int(best), "stopped": stopped, "lower": int(lower), "upper": int(upper),
             "iterations": iterations}
+
+
+def _deepening_guess(runner: _Runner, settings: SolverSettings, converge, budget: int) -> int:
+    """A first guess for MTD(f) from depth-limited MTD(f) searches of depth 2, 4, ... (leaves valued by
+    the score difference, database positions exactly), on a table of their own so that their moves,
+    which prove nothing, do not take the exact search's entries; their nodes count in ``runner``'s."""
+    exact_table = runner.table
+    runner.table = SolverTable(min(GUESS_TABLE_BYTES, exact_table.nbytes))
+    guess, spent = 0, runner.nodes_now()
+    try:
+        for depth in range(2, 64, 2):
+            if runner.nodes_now() - spent > budget:
+                break
+            horizon = runner.totals[S_HORIZON]
+            guess, _, _, _, stopped, _ = converge(settings._replace(depth=depth), guess, -INF, INF, "deepening", depth)
+            if stopped or runner.totals[S_HORIZON] == horizon:
+                break  # out of time, or no line reached the depth: deeper iterations would repeat this one
+    finally:
+        runner.table = exact_table
+    return guess
 
 
 def _root_key(root: np.ndarray, key_indices: np.ndarray, game: Game, key_plies: bool) -> np.uint64:

@@ -1,20 +1,32 @@
 """Exact values of Kalah(m, n) boards: what ``mancala solve`` reaches on this machine, from a cold start.
 
     .venv/bin/python benchmarks/solve.py [--boards 6x4,4x4] [--ids ID,...] [--timeout S]
-                                         [--threads T] [--memory SIZE] [--out FILE]
+                                         [--threads T] [--memory SIZE] [--endgame auto|N]
+                                         [--cache cold|warm] [--out FILE]
 
 Every board runs the command a user would run, ``mancala solve ID pits=m seeds=n --json``, in
-its own process with an empty database cache (``MANCALA_ENVS_CACHE`` pointed at a fresh
-temporary folder): the wall time of the process includes starting Python, compiling the
-search, building the endgame database and solving. The JSON of each run splits the time
-(``compile_seconds``, ``endgame_seconds`` for the database build alone, ``seconds`` for the
-search). Default boards: every ``pits`` x ``seeds`` from 1x1 to 6x4 (Irving et al. 2000,
-Table 9, up to the standard board) for ``kalah-irving2000-v0``, and 6x4 for ``kalah-v0``.
-The machine's load (``os.getloadavg``) is recorded before every board, and the CPU time the
-process used (``cpu_seconds``, user + system) beside its wall time: timings on a shared
-machine are only comparable at a similar load. Results go to ``benchmarks/results/solve.json``
-(or ``--out``), written atomically; boards already in the file and not run again keep their
-rows, so the slow boards can be run on their own.
+its own process. ``--cache cold`` (the default) points ``MANCALA_ENVS_CACHE`` at a fresh
+temporary folder, so the wall time of the process includes starting Python, compiling the
+search, building the endgame database and solving. ``--cache warm`` uses the user's cache
+folder instead, where a database built once (by an earlier run or ``mancala solve``) is
+loaded, not rebuilt: the way to time the large Kalah(6,5) database apart from the search.
+The JSON of each run splits the time (``compile_seconds``, ``endgame_seconds`` for building or
+loading the database, ``seconds`` for the search); a loaded database's build time is read
+from its description and reported beside it. Default boards: every ``pits`` x ``seeds`` from
+1x1 to 6x4 (Irving et al. 2000, Table 9, up to the standard board) for
+``kalah-irving2000-v0``, and 6x4 for ``kalah-v0``.
+
+Long boards (``--boards 6x5 --timeout 1800``) print the solve's progress as it comes (each
+null-window search's proven bounds and nodes), stop at the time limit with the bounds proven
+so far, and the results file is rewritten after every board, so a run that is stopped or
+interrupted still records what it proved (``status`` "over S s" or "interrupted", with
+``lower``/``upper`` and the nodes of the last report).
+
+The machine's load (``os.getloadavg``) is recorded before and after every board, and the CPU
+time the process used (``cpu_seconds``, user + system) beside its wall time: timings on a
+shared machine are only comparable at a similar load. Results go to
+``benchmarks/results/solve.json`` (or ``--out``), written atomically; boards already in the
+file and not run again keep their rows, so the slow boards can be run on their own.
 """
 
 from __future__ import annotations
@@ -23,11 +35,14 @@ import argparse
 import json
 import os
 import platform
+import re
 import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,32 +51,69 @@ sys.path.insert(0, str(ROOT))
 from mancala_envs.core.files import write_text_atomic  # noqa: E402
 
 TABLE_9 = [(m, n) for m in range(1, 7) for n in range(1, 5)]
+# one progress line of ``mancala solve`` (mancala_envs/cli/solve.py, _show_progress)
+PROGRESS = re.compile(r"^\s*(?P<stage>exact|deepening)\s(?:.*?bounds \[(?P<lower>-?\d+), (?P<upper>-?\d+)\])?"
+                      r".*?guess (?P<guess>[+-]?\d+)\s+(?P<nodes>[\d,]+) nodes")
 
 
-def solve_board(env_id: str, pits: int, seeds: int, timeout: float, threads: int, memory: str | None) -> dict:
+def solve_board(env_id: str, pits: int, seeds: int, args: argparse.Namespace) -> dict:
     command = [sys.executable, "-m", "mancala_envs.cli", "solve", env_id, f"pits={pits}", f"seeds={seeds}",
-               "--json", "--quiet", "--threads", str(threads), "--time-limit", str(timeout)]
-    if memory:
-        command += ["--memory", memory]
-    load = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, MANCALA_ENVS_CACHE=cache)
+               "--json", "--threads", str(args.threads), "--time-limit", str(args.timeout),
+               "--endgame", args.endgame]
+    if args.memory:
+        command += ["--memory", args.memory]
+    if not args.progress:
+        command.append("--quiet")
+    row = {"id": env_id, "pits": pits, "seeds": seeds, "cache": args.cache, "load": os.getloadavg()[0]}
+    last: dict = {}
+    folder = tempfile.TemporaryDirectory() if args.cache == "cold" else nullcontext(None)
+    with folder as cache:
+        env = dict(os.environ, MANCALA_ENVS_CACHE=cache) if cache else dict(os.environ)
         start = time.perf_counter()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+        errors: list[str] = []
+        reader = threading.Thread(target=_follow, args=(child.stderr, f"{pits}x{seeds}", last, errors, args.progress),
+                                  daemon=True)
+        reader.start()
         try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 300, cwd=ROOT, env=env)
-        except subprocess.TimeoutExpired:
-            return {"id": env_id, "pits": pits, "seeds": seeds, "status": "killed", "load": load}
+            stdout, _ = child.communicate(timeout=args.timeout + 300)
+        except (subprocess.TimeoutExpired, KeyboardInterrupt) as stop:
+            child.kill()
+            child.wait()
+            status = "killed" if isinstance(stop, subprocess.TimeoutExpired) else "interrupted"
+            return {**row, "status": status, "cold_start_seconds": round(time.perf_counter() - start, 2),
+                    "load_after": os.getloadavg()[0], **_last_report(last)}
+        reader.join(timeout=5)
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    if done.returncode != 0:
-        return {"id": env_id, "pits": pits, "seeds": seeds, "status": "error", "stderr": done.stderr.strip()[-500:],
-                "load": load}
-    result = json.loads(done.stdout)
-    status = "solved" if result["exact"] else f"over {timeout:g} s"
-    return {"id": env_id, "pits": pits, "seeds": seeds, "status": status, "cold_start_seconds": round(wall, 2),
-            "cpu_seconds": round(cpu, 2), "load": load, **result}
+    row["load_after"] = os.getloadavg()[0]
+    if child.returncode != 0:
+        return {**row, "status": "error", "stderr": "".join(errors).strip()[-500:], **_last_report(last)}
+    result = json.loads(stdout)
+    status = "solved" if result["exact"] else f"over {args.timeout:g} s"
+    return {**row, "status": status, "cold_start_seconds": round(wall, 2), "cpu_seconds": round(cpu, 2), **result}
+
+
+def _follow(stream, board: str, last: dict, errors: list, echo: bool) -> None:
+    """Read the solve's stderr: keep its last progress report, echo it, keep other lines for errors."""
+    for line in stream:
+        match = PROGRESS.match(line)
+        if match is None:
+            errors.append(line)
+            continue
+        if match["stage"] == "exact":
+            last.update(lower=int(match["lower"]), upper=int(match["upper"]), nodes=int(match["nodes"].replace(",", "")))
+        if echo:
+            print(f"  {board} {line.strip()}", flush=True)
+
+
+def _last_report(last: dict) -> dict:
+    """What the stopped solve had proved (bounds on the first player's margin) at its last report."""
+    if not last:
+        return {"lower": None, "upper": None, "note": "no null-window search finished"}
+    return {"lower": last["lower"], "upper": last["upper"], "nodes_at_last_report": last["nodes"]}
 
 
 def _merged(path: Path, rows: list[dict]) -> list[dict]:
@@ -74,6 +126,27 @@ def _merged(path: Path, rows: list[dict]) -> list[dict]:
     return [r for r in old if (r.get("id"), r.get("pits"), r.get("seeds")) not in fresh] + rows
 
 
+def _write(args: argparse.Namespace, rows: list[dict]) -> None:
+    report = {"machine": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
+              "timeout": args.timeout, "threads": args.threads, "cache": args.cache, "endgame": args.endgame,
+              "command": "mancala solve ID pits=m seeds=n --json --threads T --time-limit S --endgame E",
+              "boards": _merged(args.out, rows)}
+    write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
+
+
+def _print_row(row: dict) -> None:
+    board = f"{row['pits']}x{row['seeds']}"
+    if row["status"] == "solved":
+        print(f"{row['id']:<22}{board:>6}{row['value']:>+7}{row['nodes']:>15,}{row['endgame_hits']:>13,}"
+              f"{row['seconds']:>10.2f}{row['endgame_seconds']:>7.1f}{row['cold_start_seconds']:>8.1f}"
+              f"{row['cpu_seconds']:>8.1f}{row['load']:>6.1f}", flush=True)
+        return
+    bounds = "no bound proved" if row.get("lower") is None else f"value in [{row['lower']:+}, {row['upper']:+}]"
+    nodes = row.get("nodes", row.get("nodes_at_last_report"))
+    nodes = f", {nodes:,} nodes" if nodes is not None else ""
+    print(f"{row['id']:<22}{board:>6}  {row['status']}: {bounds}{nodes} (load {row['load']:.1f})", flush=True)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", default=None, help="comma-separated PITSxSEEDS (default: Table 9 up to 6x4)")
@@ -81,6 +154,10 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="time limit per board, s (default 600)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--memory", default=None, help="table size per board (default: the command's)")
+    parser.add_argument("--endgame", default="auto", help="the command's --endgame: auto, none or N seeds")
+    parser.add_argument("--cache", choices=("cold", "warm"), default="cold",
+                        help="cold: an empty database cache per board (default); warm: the user's cache folder")
+    parser.add_argument("--quiet", dest="progress", action="store_false", help="no progress lines")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "solve.json")
     args = parser.parse_args(argv)
     if args.boards:
@@ -88,24 +165,16 @@ def main(argv=None) -> int:
         runs = [(env_id, m, n) for env_id in args.ids.split(",") for m, n in boards]
     else:
         runs = [("kalah-irving2000-v0", m, n) for m, n in TABLE_9] + [("kalah-v0", 6, 4)]
-    rows = []
+    rows: list[dict] = []
     print(f"{'id':<22}{'board':>6}{'value':>7}{'nodes':>15}{'db hits':>13}{'search s':>10}{'db s':>7}"
           f"{'cold s':>8}{'cpu s':>8}{'load':>6}")
     for env_id, pits, seeds in runs:
-        row = solve_board(env_id, pits, seeds, args.timeout, args.threads, args.memory)
+        row = solve_board(env_id, pits, seeds, args)
         rows.append(row)
-        if row["status"] == "solved":
-            print(f"{env_id:<22}{f'{pits}x{seeds}':>6}{row['value']:>+7}{row['nodes']:>15,}{row['endgame_hits']:>13,}"
-                  f"{row['seconds']:>10.2f}{row['endgame_seconds']:>7.1f}{row['cold_start_seconds']:>8.1f}"
-                  f"{row['cpu_seconds']:>8.1f}{row['load']:>6.1f}", flush=True)
-        else:
-            print(f"{env_id:<22}{f'{pits}x{seeds}':>6}  {row['status']} (load {row['load']:.1f})", flush=True)
-    rows = _merged(args.out, rows)
-    report = {"machine": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
-              "timeout": args.timeout, "threads": args.threads,
-              "command": "mancala solve ID pits=m seeds=n --json --quiet --threads T --time-limit S", "boards": rows}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
+        _print_row(row)
+        _write(args, rows)  # after every board: a stopped run keeps what it measured
+        if row["status"] == "interrupted":
+            break
     print(f"wrote {args.out}")
     return 0
 

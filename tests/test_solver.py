@@ -5,7 +5,9 @@ The brute force is the plain negamax of ``test_agents_search`` (no pruning, no t
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,10 +17,13 @@ from mancala_envs.agents import endgame
 from mancala_envs.agents import make_agent
 from mancala_envs.agents.analysis import optimal_move_rate, value
 from mancala_envs.agents import solver as solver_module
-from mancala_envs.agents.solver import SolverTable, parse_memory, perfect_line, solve
+from mancala_envs.agents.solver import Progress, SolverTable, parse_memory, perfect_line, solve, table_for
 from mancala_envs.cli import main
+from mancala_envs.cli.solve import _show_progress
 from mancala_envs.core.errors import MancalaError
 from test_agents_search import Budget, minimax, positions
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # every Kalah rule set the databases cover (one-way sowing, no chosen start), and more
 KALAH_RULES = {
@@ -72,7 +77,7 @@ def test_solver_equals_brute_force_under_every_kalah_rule_set(name, monkeypatch)
             continue
         for kwargs in ({"endgame": None}, {"endgame": small}, {"endgame": small, "threads": 2},
                        {"endgame": None, "etc": False, "ordering": False, "deepening": False},
-                       {"endgame": None, "etc_everywhere": True}):
+                       {"endgame": None, "etc_everywhere": True}, {"endgame": small, "deepening": 200}):
             kwargs = dict(kwargs)
             # these boards hold fewer stones than ETC_STONES: 0 makes the cut-offs run at every node
             monkeypatch.setattr(solver_module, "ETC_STONES", 0 if kwargs.pop("etc_everywhere", False) else 30)
@@ -111,7 +116,8 @@ def test_corrupt_or_partial_database_is_rebuilt(tmp_path):
     assert not first.loaded
     data = next(tmp_path.glob("*.npy"))
     meta = next(tmp_path.glob("*.json"))
-    assert endgame.load_or_build(game, 8, folder=tmp_path).loaded
+    loaded = endgame.load_or_build(game, 8, folder=tmp_path)
+    assert loaded.loaded and loaded.build_seconds == json.loads(meta.read_text())["build_seconds"]
     # a flipped byte: the checksum no longer matches
     raw = bytearray(data.read_bytes())
     raw[-1] ^= 0x01
@@ -230,3 +236,37 @@ def test_solve_command_time_limit_is_respected(capsys, tmp_path, monkeypatch):
     out = json.loads(capsys.readouterr().out)
     assert not out["exact"] and out["lower"] <= out["value"] <= out["upper"]
     assert out["total_seconds"] < 60  # stopped, not run to the end (no tight threshold: shared machines)
+
+
+def test_large_boards_get_a_larger_database_and_table_by_default():
+    standard = mancala_envs.make_game("kalah-irving2000-v0", pits=6, seeds=4)
+    large = mancala_envs.make_game("kalah-irving2000-v0", pits=6, seeds=5)
+    assert endgame.default_seeds(standard) == 15  # Kalah(6,4)'s cold start builds it (README)
+    assert endgame.positions_up_to(6, endgame.default_seeds(large)) <= endgame.LARGE_POSITIONS
+    assert endgame.default_seeds(large) > endgame.default_seeds(standard)
+    assert table_for(large.new_state(0), "1M").nbytes == 1 << 20  # an explicit size wins
+
+
+def test_solve_benchmark_reads_the_progress_lines_of_the_command(capsys):
+    spec = importlib.util.spec_from_file_location("solve_benchmark", ROOT / "benchmarks" / "solve.py")
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    _show_progress(False)(Progress("exact", 0, 4, 48, 4, 2_921_201, 20.6))
+    _show_progress(False)(Progress("deepening", 6, -32000, 32000, 3, 734, 0.5))
+    _show_progress(False)(Progress("exact", 0, 4, 48, 4, 3_000_000, 50.0, {"testing": 5}))
+    exact, deepening, running = capsys.readouterr().err.splitlines()
+    assert benchmark.PROGRESS.match(running)["nodes"] == "3,000,000" and "testing >= +5" in running
+    match = benchmark.PROGRESS.match(exact)
+    assert (match["stage"], match["lower"], match["upper"], match["nodes"]) == ("exact", "4", "48", "2,921,201")
+    assert benchmark.PROGRESS.match(deepening)["stage"] == "deepening"
+    assert benchmark._last_report({})["lower"] is None
+
+
+def test_a_long_search_reports_progress_while_it_runs(monkeypatch):
+    monkeypatch.setattr(solver_module, "HEARTBEAT_SECONDS", 0.001)
+    reports = []
+    result = solve(mancala_envs.make_game("kalah-irving2000-v0", pits=4, seeds=3), memory="16M", endgame=None,
+                   progress=reports.append)
+    running = [r for r in reports if "testing" in r.extra]
+    assert result.value == 8 and running
+    assert all(r.lower < r.extra["testing"] <= r.upper for r in running)

@@ -20,7 +20,7 @@ import sys
 import time
 
 from mancala_envs.agents.endgame import EndgameError, endgame_for, load_or_build
-from mancala_envs.agents.solver import SolverTable, parse_memory, perfect_line, solve
+from mancala_envs.agents.solver import SolverTable, parse_memory, perfect_line, solve, table_for
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.registry import make_game_from_args
 
@@ -32,7 +32,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--line", action="store_true", help="also print a line of perfect play to the end")
     p.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop after S seconds (bounds so far)")
     p.add_argument("--memory", default=None, metavar="SIZE",
-                   help="transposition table size, e.g. 512M or 2G (default: a quarter of the free memory, at most 1G)")
+                   help="transposition table size, e.g. 512M or 2G (default: a quarter of the free memory, "
+                        "at most 1G; 4G for games of 60 or more seeds)")
     p.add_argument("--threads", type=int, default=2, help="search threads sharing the table (default 2)")
     p.add_argument("--endgame", default="auto", metavar="auto|none|N",
                    help="Kalah endgame database: the default size, none, or N seeds on the board")
@@ -98,8 +99,9 @@ def _show_progress(quiet: bool):
     def show(p) -> None:
         rate = p.nodes / max(p.seconds, 1e-9)
         where = f"depth {p.depth}" if p.stage == "deepening" else f"bounds [{p.lower}, {p.upper}]"
+        testing = f"  testing >= {p.extra['testing']:+d}" if "testing" in p.extra else ""
         print(f"  {p.stage:<9} {where:<20} guess {p.guess:+d}  {p.nodes:,} nodes  {rate / 1e6:.2f} M nodes/s  "
-              f"{p.seconds:.1f} s", file=sys.stderr, flush=True)
+              f"{p.seconds:.1f} s{testing}", file=sys.stderr, flush=True)
 
     return show
 
@@ -111,11 +113,11 @@ def run(args: argparse.Namespace) -> int:
     if args.threads < 1:
         raise MancalaError(f"--threads must be at least 1, got {args.threads}")
     try:
-        table = SolverTable(parse_memory(args.memory) if args.memory is not None else None)
+        state = game.new_state(0)
+        table = table_for(state, parse_memory(args.memory) if args.memory is not None else None)
     except ValueError as err:
         raise MancalaError(f"--memory: {err}") from None
     start = time.perf_counter()
-    state = game.new_state(0)
     endgame = _endgame(game, args.endgame, args.quiet)
     built = time.perf_counter()
     # compile (or load from the disk cache) the one search loop the solve will run
@@ -140,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         "total_seconds": round(time.perf_counter() - start, 3),
         "endgame_seeds": result.endgame_seeds,
         "endgame_built": bool(endgame is not None and not endgame.loaded),
+        "endgame_build_seconds": None if endgame is None else round(endgame.build_seconds, 3),
         "endgame_hits": result.endgame_hits,
         "table_cuts": result.table_cuts,
         "etc_cuts": result.etc_cuts,
