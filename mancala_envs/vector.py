@@ -33,6 +33,16 @@ whole state from the params and the generator alone), but the step does not take
 ``Generator``: numba unboxes one in about 25 microseconds per call, more than a whole
 step of 32 games.
 
+Random actions
+--------------
+``sample_actions()`` draws row ``i``'s action from its own splitmix64 stream (the streams are
+seeded from ``seed``), so a draw does not depend on the order in which rows are visited.
+While a caller uses it (it was called since the previous step), each step also draws the
+next actions at the end of every game's move, on the step's threads, while the game's mask
+is still in the cache; the next ``sample_actions()`` returns that draw, and a second call
+before the next step draws anew. The draws are the same either way, and the same seed and
+the same calls give the same actions, whatever the number of threads.
+
 An illegal action raises ``IllegalActionError`` naming the game, the action and the legal
 ones; no game of the batch is changed by that call.
 
@@ -196,10 +206,17 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
         counts[i] = legal_mask(row, params, masks[i])
         observe(row, params, max(player, 0), obs[i])
 
+    @njit(inline="always")
+    def draw(masks, counts, streams, drawn, i):
+        """Game ``i``'s next random legal action, from its own stream (see "Random actions")."""
+        streams[i], drawn[i] = random_legal_action(streams[i], masks[i], counts[i])
+
     def step(states_owned, params_owned, actions, active, max_plies, pool_owned, pool_at, masks_owned, counts,
              obs_owned, players, rewards_owned, terminated, truncated, final_obs_owned, final_scores_owned, episodes,
-             movers):
-        """Play the active games; returns -1, or the first game with an illegal action (then nothing moves)."""
+             movers, draw_next, streams, drawn):
+        """Play the active games; returns -1, or the first game with an illegal action (then nothing moves).
+
+        With ``draw_next``, also draws every game's next random action into ``drawn``."""
         # views without reference counts: the caller's arrays outlive this call
         states, masks, obs, pool = unowned((states_owned, masks_owned, obs_owned, pool_owned))
         params = params_of(params_owned)
@@ -220,11 +237,15 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
             if active[i]:
                 play_one(states, params, actions, max_plies, masks, counts, obs, players, rewards, terminated,
                          truncated, final_obs, final_scores, i)
+            if draw_next and not (terminated[i] or truncated[i]):
+                draw(masks, counts, streams, drawn, i)
         # Serial on purpose: new games come from the pool in slot order, so the same seed
         # gives the same games whatever the thread count.
         for i in range(n):
             if terminated[i] or truncated[i]:
                 deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i)
+                if draw_next:
+                    draw(masks, counts, streams, drawn, i)
         return -1
 
     def reset_all(states_owned, params_owned, pool_owned, pool_at, masks_owned, counts, obs_owned, players, episodes):
@@ -248,14 +269,12 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
     return cached_njit(step, parallel=parallel), cached_njit(reset_all), cached_njit(refill)
 
 
-def _sample_actions_loop(masks, counts, rng_state, out):
-    """A uniformly random legal action per row (-1 where none), from the splitmix64 stream in
-    ``rng_state[0]``; ``counts``: the legal actions of every row, as the step counted them."""
+def _sample_actions_loop(masks, counts, streams, out):
+    """A uniformly random legal action per row (-1 where none), row ``i``'s from the splitmix64
+    stream ``streams[i]``; ``counts``: the legal actions of every row, as the step counted them."""
     rows = unowned(masks)  # a row view without reference counting (core.inline)
-    s = rng_state[0]
     for i in range(rows.shape[0]):
-        s, out[i] = random_legal_action(s, rows[i], counts[i])
-    rng_state[0] = s
+        streams[i], out[i] = random_legal_action(streams[i], rows[i], counts[i])
 
 
 # keyed by fingerprint (core.compiled), not numba's cache=True: that one keys a function by
@@ -265,7 +284,8 @@ _sample_actions = cached_njit(_sample_actions_loop)
 
 @dataclass
 class BatchStep:
-    """What one ``BatchEnv.step`` returns (arrays of length B, views valid until the next step)."""
+    """What ``BatchEnv.step`` returns: the batch's live arrays (length B), so every step returns the
+    same record and its contents change with the next step (copy what you keep)."""
 
     obs: np.ndarray  # (B, obs) float32: the next position of every game, as its player to move sees it
     players: np.ndarray  # (B,) int64: the player to move in every game (after auto-reset)
@@ -314,10 +334,17 @@ class BatchEnv:
         self._final_obs = np.zeros((B, 2, game.observation_size), dtype=np.float32)
         self._final_scores = np.zeros((B, 2), dtype=np.float64)
         self._all = np.ones(B, dtype=np.bool_)
-        self._sample_out = np.zeros(B, dtype=np.int64)
+        self._drawn = np.zeros(B, dtype=np.int64)  # random legal actions drawn ahead (see "Random actions")
+        self._drawn_fresh = False  # _drawn holds a draw no sample_actions call has returned yet
+        self._draw_next = False  # the next step draws the following actions (sample_actions is in use)
         self._legal_counts = np.zeros(B, dtype=np.int64)  # legal actions of every game (for sample_actions)
         self._movers = np.full(B, -1, dtype=np.int64)
         self.episodes = np.zeros(B, dtype=np.int64)  # games started in each slot since reset
+        # every step returns this one record: its arrays are the live ones
+        self._result = BatchStep(
+            self.obs, self.players, self._rewards, self._terminated, self._truncated, self._final_obs,
+            self._final_scores, self._movers,
+        )
         # New games dealt ahead by the batch's generator (see "Dealing" in the module docstring):
         # rows pool_at[0] .. pool_at[1]-1 are dealt and not yet played.
         self._pool = np.zeros((B + max(B // 4, 8), game.state_size), dtype=np.int32)
@@ -332,10 +359,11 @@ class BatchEnv:
             root = np.random.SeedSequence(seed)
             deal_seq, sample_seq = root.spawn(2)
             self._rng = np.random.default_rng(deal_seq)
-            self._sample_state = sample_seq.generate_state(1, dtype=np.uint64)
+            self._streams = sample_seq.generate_state(self.num_envs, dtype=np.uint64)  # one per game
             self.seed = seed
             self._pool_at[:] = 0  # the games dealt by the previous generator are dropped
         self.episodes[:] = 0
+        self._drawn_fresh = False
         self._deal_ahead()
         self._reset_all(self.states, self.game.params, self._pool, self._pool_at, self.masks, self._legal_counts,
                         self.obs, self.players, self.episodes)
@@ -358,7 +386,8 @@ class BatchEnv:
         arguments = (
             self.states, self.game.params, actions, active, self.max_plies, self._pool, self._pool_at, self.masks,
             self._legal_counts, self.obs, self.players, self._rewards, self._terminated, self._truncated,
-            self._final_obs, self._final_scores, self.episodes, self._movers,
+            self._final_obs, self._final_scores, self.episodes, self._movers, self._draw_next, self._streams,
+            self._drawn,
         )
         if self.threads is None:
             bad = self._step(*arguments)
@@ -368,20 +397,23 @@ class BatchEnv:
             bad = (self._parallel_step if parallel else self._step)(*arguments)
             self.threads.record(parallel, time.perf_counter() - start)
         if bad >= 0:
+            self._drawn_fresh = False
             legal = np.flatnonzero(self.masks[bad]).tolist()
             raise IllegalActionError(
                 f"{self.game.env_id}: game {bad}: action {int(actions[bad])} is not legal for player "
                 f"{int(self.players[bad])}; legal actions are {legal}"
             )
-        return BatchStep(
-            self.obs, self.players, self._rewards, self._terminated, self._truncated, self._final_obs,
-            self._final_scores, self._movers,
-        )
+        self._drawn_fresh = self._draw_next
+        self._draw_next = False
+        return self._result
 
     def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game (seeded by ``reset``'s seed)."""
-        _sample_actions(self.masks, self._legal_counts, self._sample_state, self._sample_out)
-        return self._sample_out.copy()
+        if not self._drawn_fresh:  # no step has drawn them (see "Random actions")
+            _sample_actions(self.masks, self._legal_counts, self._streams, self._drawn)
+        self._drawn_fresh = False
+        self._draw_next = True
+        return self._drawn.copy()
 
     def state(self, i: int) -> State:
         """Game ``i`` as a ``State`` (a copy: changing it does not change the batch)."""
