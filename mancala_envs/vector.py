@@ -26,8 +26,9 @@ Dealing
 -------
 The generator deals ahead, in order (the kernel's ``init``), into a pool of
 ``B + max(B // 4, 8)`` start positions from which the step takes the next one for every game
-that ends; the pool is topped up before a step whenever it holds fewer than ``B`` (a step
-may end every game), so the generator runs about once per ``B // 4`` finished games.
+that ends; the pool is topped up after a reset or step that leaves it with fewer than ``B``
+(the next step may end every game), so the generator runs about once per ``B // 4``
+finished games.
 The games are the same as if each were dealt when its slot needed it (``init`` fills the
 whole state from the params and the generator alone), but the step does not take the
 ``Generator``: numba unboxes one in about 25 microseconds per call, more than a whole
@@ -85,6 +86,11 @@ from .registry import game_of
 # Below this many games a step runs on one thread: the cost of waking the worker threads
 # (large on a busy machine) exceeds the work of a small batch.
 PARALLEL_MIN_GAMES = 256
+
+# What a step returns when every action was legal: whether the pool of dealt games must be
+# topped up before the next step (see "Dealing"); an illegal action returns its game instead.
+POOL_OK = -1
+POOL_LOW = -2
 
 
 
@@ -214,7 +220,8 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
     def step(states_owned, params_owned, actions, active, max_plies, pool_owned, pool_at, masks_owned, counts,
              obs_owned, players, rewards_owned, terminated, truncated, final_obs_owned, final_scores_owned, episodes,
              movers, draw_next, streams, drawn):
-        """Play the active games; returns -1, or the first game with an illegal action (then nothing moves).
+        """Play the active games. Returns the first game with an illegal action (then nothing moves), or
+        ``POOL_LOW`` when the pool now holds fewer than ``n`` new games, else ``POOL_OK``.
 
         With ``draw_next``, also draws every game's next random action into ``drawn``."""
         # views without reference counts: the caller's arrays outlive this call
@@ -246,7 +253,7 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
                 deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i)
                 if draw_next:
                     draw(masks, counts, streams, drawn, i)
-        return -1
+        return POOL_LOW if pool_at[1] - pool_at[0] < n else POOL_OK
 
     def reset_all(states_owned, params_owned, pool_owned, pool_at, masks_owned, counts, obs_owned, players, episodes):
         states, params, masks, obs, pool = unowned((states_owned, params_owned, masks_owned, obs_owned, pool_owned))
@@ -335,6 +342,8 @@ class BatchEnv:
         self._final_scores = np.zeros((B, 2), dtype=np.float64)
         self._all = np.ones(B, dtype=np.bool_)
         self._drawn = np.zeros(B, dtype=np.int64)  # random legal actions drawn ahead (see "Random actions")
+        self._streams = np.zeros(B, dtype=np.uint64)  # every game's random stream, seeded by reset
+        self._draw_arguments = (self._streams, self._drawn)
         self._drawn_fresh = False  # _drawn holds a draw no sample_actions call has returned yet
         self._draw_next = False  # the next step draws the following actions (sample_actions is in use)
         self._legal_counts = np.zeros(B, dtype=np.int64)  # legal actions of every game (for sample_actions)
@@ -350,6 +359,13 @@ class BatchEnv:
         self._pool = np.zeros((B + max(B // 4, 8), game.state_size), dtype=np.int32)
         self._pool_at = np.zeros(2, dtype=np.int64)
         self._rng: np.random.Generator | None = None  # the batch's generator (deals), set by reset
+        # the step's arguments other than the actions and the drawing switch, built once
+        self._step_arguments = (
+            (self.states, game.params),
+            (self.max_plies, self._pool, self._pool_at, self.masks, self._legal_counts, self.obs, self.players,
+             self._rewards, self._terminated, self._truncated, self._final_obs, self._final_scores, self.episodes,
+             self._movers),
+        )
         self.reset(seed)
 
     # -- episodes ---------------------------------------------------------------------------
@@ -359,7 +375,7 @@ class BatchEnv:
             root = np.random.SeedSequence(seed)
             deal_seq, sample_seq = root.spawn(2)
             self._rng = np.random.default_rng(deal_seq)
-            self._streams = sample_seq.generate_state(self.num_envs, dtype=np.uint64)  # one per game
+            self._streams[:] = sample_seq.generate_state(self.num_envs, dtype=np.uint64)  # one per game
             self.seed = seed
             self._pool_at[:] = 0  # the games dealt by the previous generator are dropped
         self.episodes[:] = 0
@@ -367,6 +383,7 @@ class BatchEnv:
         self._deal_ahead()
         self._reset_all(self.states, self.game.params, self._pool, self._pool_at, self.masks, self._legal_counts,
                         self.obs, self.players, self.episodes)
+        self._deal_ahead()  # the first step may end every game
         return self.obs
 
     def _deal_ahead(self) -> None:
@@ -382,21 +399,18 @@ class BatchEnv:
         active = self._all if active is None else np.ascontiguousarray(active, dtype=np.bool_)
         if active.shape != (self.num_envs,):
             raise IllegalActionError(f"active must have shape ({self.num_envs},), got {active.shape}")
-        self._deal_ahead()
-        arguments = (
-            self.states, self.game.params, actions, active, self.max_plies, self._pool, self._pool_at, self.masks,
-            self._legal_counts, self.obs, self.players, self._rewards, self._terminated, self._truncated,
-            self._final_obs, self._final_scores, self.episodes, self._movers, self._draw_next, self._streams,
-            self._drawn,
-        )
+        head, tail = self._step_arguments
         if self.threads is None:
-            bad = self._step(*arguments)
+            bad = self._step(*head, actions, active, *tail, self._draw_next, *self._draw_arguments)
         else:
             parallel = self.threads.next_choice()
             start = time.perf_counter()
-            bad = (self._parallel_step if parallel else self._step)(*arguments)
+            bad = (self._parallel_step if parallel else self._step)(*head, actions, active, *tail, self._draw_next,
+                                                                    *self._draw_arguments)
             self.threads.record(parallel, time.perf_counter() - start)
-        if bad >= 0:
+        if bad == POOL_LOW:  # top the pool up now, so the next step may end every game
+            self._deal_ahead()
+        elif bad >= 0:
             self._drawn_fresh = False
             legal = np.flatnonzero(self.masks[bad]).tolist()
             raise IllegalActionError(
