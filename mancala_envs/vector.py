@@ -217,17 +217,24 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
         """Game ``i``'s next random legal action, from its own stream (see "Random actions")."""
         streams[i], drawn[i] = random_legal_action(streams[i], masks[i], counts[i])
 
-    def step(states_owned, params_owned, actions, active, max_plies, pool_owned, pool_at, masks_owned, counts,
-             obs_owned, players, rewards_owned, terminated, truncated, final_obs_owned, final_scores_owned, episodes,
-             movers, draw_next, streams, drawn):
+    def step(states_owned, params_owned, actions_owned, active_owned, max_plies, pool_owned, pool_at_owned,
+             masks_owned, counts_owned, obs_owned, players_owned, rewards_owned, terminated_owned, truncated_owned,
+             final_obs_owned, final_scores_owned, episodes_owned, movers_owned, draw_next, streams_owned,
+             drawn_owned):
         """Play the active games. Returns the first game with an illegal action (then nothing moves), or
         ``POOL_LOW`` when the pool now holds fewer than ``n`` new games, else ``POOL_OK``.
 
         With ``draw_next``, also draws every game's next random action into ``drawn``."""
-        # views without reference counts: the caller's arrays outlive this call
-        states, masks, obs, pool = unowned((states_owned, masks_owned, obs_owned, pool_owned))
+        # Views without reference counts (the caller's arrays outlive this call), every one of
+        # them: an array handed to an inlined function is counted on each call, and on two
+        # threads both count on the same counter, whose cache line then moves between the cores.
+        states, masks, obs, pool, pool_at = unowned((states_owned, masks_owned, obs_owned, pool_owned, pool_at_owned))
         params = params_of(params_owned)
-        rewards, final_obs, final_scores = unowned((rewards_owned, final_obs_owned, final_scores_owned))
+        actions, active, counts, players, episodes, movers = unowned(
+            (actions_owned, active_owned, counts_owned, players_owned, episodes_owned, movers_owned))
+        rewards, terminated, truncated, final_obs, final_scores = unowned(
+            (rewards_owned, terminated_owned, truncated_owned, final_obs_owned, final_scores_owned))
+        streams, drawn = unowned((streams_owned, drawn_owned))
         n = states.shape[0]
         num_actions = masks.shape[1]
         for i in range(n):  # checked first, serially: a refused batch must stay unchanged
@@ -255,8 +262,10 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
                     draw(masks, counts, streams, drawn, i)
         return POOL_LOW if pool_at[1] - pool_at[0] < n else POOL_OK
 
-    def reset_all(states_owned, params_owned, pool_owned, pool_at, masks_owned, counts, obs_owned, players, episodes):
+    def reset_all(states_owned, params_owned, pool_owned, pool_at_owned, masks_owned, counts_owned, obs_owned,
+                  players_owned, episodes_owned):
         states, params, masks, obs, pool = unowned((states_owned, params_owned, masks_owned, obs_owned, pool_owned))
+        pool_at, counts, players, episodes = unowned((pool_at_owned, counts_owned, players_owned, episodes_owned))
         for i in range(states.shape[0]):
             deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i)
 
@@ -276,10 +285,11 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
     return cached_njit(step, parallel=parallel), cached_njit(reset_all), cached_njit(refill)
 
 
-def _sample_actions_loop(masks, counts, streams, out):
+def _sample_actions_loop(masks, counts_owned, streams_owned, out_owned):
     """A uniformly random legal action per row (-1 where none), row ``i``'s from the splitmix64
     stream ``streams[i]``; ``counts``: the legal actions of every row, as the step counted them."""
-    rows = unowned(masks)  # a row view without reference counting (core.inline)
+    # views without reference counting (core.inline)
+    rows, counts, streams, out = unowned((masks, counts_owned, streams_owned, out_owned))
     for i in range(rows.shape[0]):
         streams[i], out[i] = random_legal_action(streams[i], rows[i], counts[i])
 
