@@ -242,12 +242,12 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
                 a = actions[i]
                 if a < 0 or a >= num_actions or masks[i, a] == 0:
                     return i
-            movers[i] = players[i] if active[i] else -1
         for i in prange(n):
             rewards[i, 0] = 0.0
             rewards[i, 1] = 0.0
             terminated[i] = False
             truncated[i] = False
+            movers[i] = players[i] if active[i] else -1
             if active[i]:
                 play_one(states, params, actions, max_plies, masks, counts, obs, players, rewards, terminated,
                          truncated, final_obs, final_scores, i)
