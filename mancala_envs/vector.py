@@ -59,8 +59,8 @@ have to wait for a busy core.
 ``BatchEnv(..., specialise=True)`` also compiles the game's option values (its params
 vector) into the step as constants, one step per option set (as ``random_playouts`` does):
 sizes and rule switches fold into the code, and loops over the holes unroll. The games are
-the same; measured on Kalah(6,4), one thread, CPU time: 53 ns per game and step (sampling
-included) against 76 (``sample_actions`` alone: 6.5 ns per game). The price is a
+the same; measured on Kalah(6,4), one thread, CPU time (one run, on a machine at load 10):
+64 ns per game and step (sampling included) against 84. The price is a
 compilation per option set instead of per family (once per machine: the step is cached on
 disk).
 """
