@@ -282,7 +282,12 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
         pool_at[0] = 0
         pool_at[1] = pool.shape[0]
 
-    return cached_njit(step, parallel=parallel), cached_njit(reset_all), cached_njit(refill)
+    # Only the prange loop runs on threads: with parallel=True numba would also make a
+    # parallel region of every slice assignment in the kernel (legal_mask's ``mask[:] = 0``),
+    # one region per game dealt in the serial part.
+    threads = {"prange": True, "comprehension": False, "reduction": False, "inplace_binop": False, "setitem": False,
+               "numpy": False, "stencil": False, "fusion": False} if parallel else False
+    return cached_njit(step, parallel=threads), cached_njit(reset_all), cached_njit(refill)
 
 
 def _sample_actions_loop(masks, counts_owned, streams_owned, out_owned):

@@ -55,6 +55,18 @@ def test_fingerprint_follows_what_the_closure_compiles_in():
     assert fingerprint(_sum_of((6, 4))) == fingerprint(_sum_of((6, 4)))
 
 
+@needs_jit
+def test_the_cache_key_holds_the_compile_options():
+    """The same loop compiled serial and parallel must not load each other from the disk cache."""
+    from numba.core.registry import cpu_target
+
+    codegen = cpu_target.target_context.codegen()
+    keys = [cached_njit(_loop_over(_add_one), **options)._cache._index_key((), codegen)
+            for options in ({}, {}, {"parallel": True}, {"nogil": True})]
+    assert keys[0] == keys[1]
+    assert len({keys[0], keys[2], keys[3]}) == 3
+
+
 def test_fingerprint_follows_the_globals_a_kernel_calls():
     from mancala_envs.games import kalah
 
