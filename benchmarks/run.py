@@ -371,7 +371,8 @@ def bench_batch(env_id: str, repeats: int, seconds: float, batch_size: int = BAT
     try:
         start = time.perf_counter()
         batch = BatchEnv(env_id, batch_size, seed=0, specialise=specialise)
-        batch.step(batch.sample_actions())  # compiles
+        for _ in range(2):  # compiles (or loads) both steps: the chooser's probe starts serial, then parallel
+            batch.step(batch.sample_actions())
         compile_seconds = time.perf_counter() - start
         if threads != "chosen" and batch.threads is not None:
             batch.threads = ThreadChooser.always(threads == "parallel")

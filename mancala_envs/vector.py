@@ -101,7 +101,8 @@ class ThreadChooser:
     core, and a step that waits for it took 30 to 300 times longer than one thread alone
     (measured: see benchmarks/README.md, "BatchEnv under load"). So from time to time the
     next ``2 * trials`` steps alternate the two, and the parallel step is used until the next
-    probe if its median time is below ``MARGIN`` (0.8) times the serial one's. The first
+    probe if its median time is below ``MARGIN`` (0.8) times the serial one's; a parallel
+    step slower than ``GIVE_UP`` (4) times the serial median ends the probe at once. The first
     probe starts at the first step, the next ones ``every`` steps after the end of the last;
     while the serial step keeps winning, that gap doubles at each probe (up to
     ``MAX_BACKOFF * every``), since a probe's parallel steps are the slow ones then; when the
@@ -117,6 +118,11 @@ class ThreadChooser:
     # The parallel step must beat the serial one by this factor: its downside (a worker
     # waiting for a core) is 30x and more, its upside at most the number of cores.
     MARGIN = 0.8
+    # A parallel probe step this many times slower than the serial ones ends the probe at once:
+    # with a busy core a parallel step can take 100 times a serial one (measured: 20 ms
+    # against 0.14 ms at load 11), so the probe's other parallel steps would cost more than
+    # the hundreds of steps between probes.
+    GIVE_UP = 4.0
 
     def __init__(self, every: int = 500, trials: int = 4):
         self.every = every
@@ -147,10 +153,18 @@ class ThreadChooser:
             return
         self.timings[parallel].append(seconds)
         self.probing += 1
+        serial = self.timings[False]
+        if parallel and serial and seconds > self.GIVE_UP * sorted(serial)[len(serial) // 2]:
+            self._conclude(False)  # no need to wait for the worker thread again
+            return
         if self.probing < 2 * self.trials:
             return
-        serial, parallel_time = (sorted(t)[len(t) // 2] for t in (self.timings[False], self.timings[True]))
-        self.current = parallel_time < self.MARGIN * serial
+        serial_time, parallel_time = (sorted(t)[len(t) // 2] for t in (serial, self.timings[True]))
+        self._conclude(parallel_time < self.MARGIN * serial_time)
+
+    def _conclude(self, parallel_wins: bool) -> None:
+        """End the probe: use the winner until the next one, and set when that is."""
+        self.current = parallel_wins
         self.serial_wins = 0 if self.current else self.serial_wins + 1
         self.gap = self.every * min(2 ** max(self.serial_wins - 1, 0), self.MAX_BACKOFF)
         self.until_probe = self.gap
