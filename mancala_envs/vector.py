@@ -26,12 +26,23 @@ Dealing
 -------
 The generator deals ahead, in order (the kernel's ``init``), into a pool of
 ``B + max(B // 4, 8)`` start positions from which the step takes the next one for every game
-that ends; the pool is topped up before a step whenever it holds fewer than ``B`` (a step
-may end every game), so the generator runs about once per ``B // 4`` finished games.
+that ends; the pool is topped up after a reset or step that leaves it with fewer than ``B``
+(the next step may end every game), so the generator runs about once per ``B // 4``
+finished games.
 The games are the same as if each were dealt when its slot needed it (``init`` fills the
 whole state from the params and the generator alone), but the step does not take the
 ``Generator``: numba unboxes one in about 25 microseconds per call, more than a whole
 step of 32 games.
+
+Random actions
+--------------
+``sample_actions()`` draws row ``i``'s action from its own splitmix64 stream (the streams are
+seeded from ``seed``), so a draw does not depend on the order in which rows are visited.
+While a caller uses it (it was called since the previous step), each step also draws the
+next actions at the end of every game's move, on the step's threads, while the game's mask
+is still in the cache; the next ``sample_actions()`` returns that draw, and a second call
+before the next step draws anew. The draws are the same either way, and the same seed and
+the same calls give the same actions, whatever the number of threads.
 
 An illegal action raises ``IllegalActionError`` naming the game, the action and the legal
 ones; no game of the batch is changed by that call.
@@ -48,8 +59,8 @@ have to wait for a busy core.
 ``BatchEnv(..., specialise=True)`` also compiles the game's option values (its params
 vector) into the step as constants, one step per option set (as ``random_playouts`` does):
 sizes and rule switches fold into the code, and loops over the holes unroll. The games are
-the same; measured on Kalah(6,4), one thread, CPU time: 53 ns per game and step (sampling
-included) against 76 (``sample_actions`` alone: 6.5 ns per game). The price is a
+the same; measured on Kalah(6,4), one thread, CPU time (one run, on a machine at load 10):
+64 ns per game and step (sampling included) against 84. The price is a
 compilation per option set instead of per family (once per machine: the step is cached on
 disk).
 """
@@ -76,6 +87,11 @@ from .registry import game_of
 # (large on a busy machine) exceeds the work of a small batch.
 PARALLEL_MIN_GAMES = 256
 
+# What a step returns when every action was legal: whether the pool of dealt games must be
+# topped up before the next step (see "Dealing"); an illegal action returns its game instead.
+POOL_OK = -1
+POOL_LOW = -2
+
 
 
 class ThreadChooser:
@@ -85,7 +101,8 @@ class ThreadChooser:
     core, and a step that waits for it took 30 to 300 times longer than one thread alone
     (measured: see benchmarks/README.md, "BatchEnv under load"). So from time to time the
     next ``2 * trials`` steps alternate the two, and the parallel step is used until the next
-    probe if its median time is below ``MARGIN`` (0.8) times the serial one's. The first
+    probe if its median time is below ``MARGIN`` (0.8) times the serial one's; a parallel
+    step slower than ``GIVE_UP`` (4) times the serial median ends the probe at once. The first
     probe starts at the first step, the next ones ``every`` steps after the end of the last;
     while the serial step keeps winning, that gap doubles at each probe (up to
     ``MAX_BACKOFF * every``), since a probe's parallel steps are the slow ones then; when the
@@ -101,6 +118,11 @@ class ThreadChooser:
     # The parallel step must beat the serial one by this factor: its downside (a worker
     # waiting for a core) is 30x and more, its upside at most the number of cores.
     MARGIN = 0.8
+    # A parallel probe step this many times slower than the serial ones ends the probe at once:
+    # with a busy core a parallel step can take 100 times a serial one (measured: 20 ms
+    # against 0.14 ms at load 11), so the probe's other parallel steps would cost more than
+    # the hundreds of steps between probes.
+    GIVE_UP = 4.0
 
     def __init__(self, every: int = 500, trials: int = 4):
         self.every = every
@@ -131,10 +153,18 @@ class ThreadChooser:
             return
         self.timings[parallel].append(seconds)
         self.probing += 1
+        serial = self.timings[False]
+        if parallel and serial and seconds > self.GIVE_UP * sorted(serial)[len(serial) // 2]:
+            self._conclude(False)  # no need to wait for the worker thread again
+            return
         if self.probing < 2 * self.trials:
             return
-        serial, parallel_time = (sorted(t)[len(t) // 2] for t in (self.timings[False], self.timings[True]))
-        self.current = parallel_time < self.MARGIN * serial
+        serial_time, parallel_time = (sorted(t)[len(t) // 2] for t in (serial, self.timings[True]))
+        self._conclude(parallel_time < self.MARGIN * serial_time)
+
+    def _conclude(self, parallel_wins: bool) -> None:
+        """End the probe: use the winner until the next one, and set when that is."""
+        self.current = parallel_wins
         self.serial_wins = 0 if self.current else self.serial_wins + 1
         self.gap = self.every * min(2 ** max(self.serial_wins - 1, 0), self.MAX_BACKOFF)
         self.until_probe = self.gap
@@ -196,14 +226,29 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
         counts[i] = legal_mask(row, params, masks[i])
         observe(row, params, max(player, 0), obs[i])
 
-    def step(states_owned, params_owned, actions, active, max_plies, pool_owned, pool_at, masks_owned, counts,
-             obs_owned, players, rewards_owned, terminated, truncated, final_obs_owned, final_scores_owned, episodes,
-             movers):
-        """Play the active games; returns -1, or the first game with an illegal action (then nothing moves)."""
-        # views without reference counts: the caller's arrays outlive this call
-        states, masks, obs, pool = unowned((states_owned, masks_owned, obs_owned, pool_owned))
+    @njit(inline="always")
+    def draw(masks, counts, streams, drawn, i):
+        """Game ``i``'s next random legal action, from its own stream (see "Random actions")."""
+        streams[i], drawn[i] = random_legal_action(streams[i], masks[i], counts[i])
+
+    def step(states_owned, params_owned, actions_owned, active_owned, max_plies, pool_owned, pool_at_owned,
+             masks_owned, counts_owned, obs_owned, players_owned, rewards_owned, terminated_owned, truncated_owned,
+             final_obs_owned, final_scores_owned, episodes_owned, movers_owned, draw_next, streams_owned,
+             drawn_owned):
+        """Play the active games. Returns the first game with an illegal action (then nothing moves), or
+        ``POOL_LOW`` when the pool now holds fewer than ``n`` new games, else ``POOL_OK``.
+
+        With ``draw_next``, also draws every game's next random action into ``drawn``."""
+        # Views without reference counts (the caller's arrays outlive this call), every one of
+        # them: an array handed to an inlined function is counted on each call, and on two
+        # threads both count on the same counter, whose cache line then moves between the cores.
+        states, masks, obs, pool, pool_at = unowned((states_owned, masks_owned, obs_owned, pool_owned, pool_at_owned))
         params = params_of(params_owned)
-        rewards, final_obs, final_scores = unowned((rewards_owned, final_obs_owned, final_scores_owned))
+        actions, active, counts, players, episodes, movers = unowned(
+            (actions_owned, active_owned, counts_owned, players_owned, episodes_owned, movers_owned))
+        rewards, terminated, truncated, final_obs, final_scores = unowned(
+            (rewards_owned, terminated_owned, truncated_owned, final_obs_owned, final_scores_owned))
+        streams, drawn = unowned((streams_owned, drawn_owned))
         n = states.shape[0]
         num_actions = masks.shape[1]
         for i in range(n):  # checked first, serially: a refused batch must stay unchanged
@@ -211,24 +256,30 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
                 a = actions[i]
                 if a < 0 or a >= num_actions or masks[i, a] == 0:
                     return i
-            movers[i] = players[i] if active[i] else -1
         for i in prange(n):
             rewards[i, 0] = 0.0
             rewards[i, 1] = 0.0
             terminated[i] = False
             truncated[i] = False
+            movers[i] = players[i] if active[i] else -1
             if active[i]:
                 play_one(states, params, actions, max_plies, masks, counts, obs, players, rewards, terminated,
                          truncated, final_obs, final_scores, i)
+            if draw_next and not (terminated[i] or truncated[i]):
+                draw(masks, counts, streams, drawn, i)
         # Serial on purpose: new games come from the pool in slot order, so the same seed
         # gives the same games whatever the thread count.
         for i in range(n):
             if terminated[i] or truncated[i]:
                 deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i)
-        return -1
+                if draw_next:
+                    draw(masks, counts, streams, drawn, i)
+        return POOL_LOW if pool_at[1] - pool_at[0] < n else POOL_OK
 
-    def reset_all(states_owned, params_owned, pool_owned, pool_at, masks_owned, counts, obs_owned, players, episodes):
+    def reset_all(states_owned, params_owned, pool_owned, pool_at_owned, masks_owned, counts_owned, obs_owned,
+                  players_owned, episodes_owned):
         states, params, masks, obs, pool = unowned((states_owned, params_owned, masks_owned, obs_owned, pool_owned))
+        pool_at, counts, players, episodes = unowned((pool_at_owned, counts_owned, players_owned, episodes_owned))
         for i in range(states.shape[0]):
             deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i)
 
@@ -245,17 +296,21 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
         pool_at[0] = 0
         pool_at[1] = pool.shape[0]
 
-    return cached_njit(step, parallel=parallel), cached_njit(reset_all), cached_njit(refill)
+    # Only the prange loop runs on threads: with parallel=True numba would also make a
+    # parallel region of every slice assignment in the kernel (legal_mask's ``mask[:] = 0``),
+    # one region per game dealt in the serial part.
+    threads = {"prange": True, "comprehension": False, "reduction": False, "inplace_binop": False, "setitem": False,
+               "numpy": False, "stencil": False, "fusion": False} if parallel else False
+    return cached_njit(step, parallel=threads), cached_njit(reset_all), cached_njit(refill)
 
 
-def _sample_actions_loop(masks, counts, rng_state, out):
-    """A uniformly random legal action per row (-1 where none), from the splitmix64 stream in
-    ``rng_state[0]``; ``counts``: the legal actions of every row, as the step counted them."""
-    rows = unowned(masks)  # a row view without reference counting (core.inline)
-    s = rng_state[0]
+def _sample_actions_loop(masks, counts_owned, streams_owned, out_owned):
+    """A uniformly random legal action per row (-1 where none), row ``i``'s from the splitmix64
+    stream ``streams[i]``; ``counts``: the legal actions of every row, as the step counted them."""
+    # views without reference counting (core.inline)
+    rows, counts, streams, out = unowned((masks, counts_owned, streams_owned, out_owned))
     for i in range(rows.shape[0]):
-        s, out[i] = random_legal_action(s, rows[i], counts[i])
-    rng_state[0] = s
+        streams[i], out[i] = random_legal_action(streams[i], rows[i], counts[i])
 
 
 # keyed by fingerprint (core.compiled), not numba's cache=True: that one keys a function by
@@ -265,7 +320,8 @@ _sample_actions = cached_njit(_sample_actions_loop)
 
 @dataclass
 class BatchStep:
-    """What one ``BatchEnv.step`` returns (arrays of length B, views valid until the next step)."""
+    """What ``BatchEnv.step`` returns: the batch's live arrays (length B), so every step returns the
+    same record and its contents change with the next step (copy what you keep)."""
 
     obs: np.ndarray  # (B, obs) float32: the next position of every game, as its player to move sees it
     players: np.ndarray  # (B,) int64: the player to move in every game (after auto-reset)
@@ -314,15 +370,31 @@ class BatchEnv:
         self._final_obs = np.zeros((B, 2, game.observation_size), dtype=np.float32)
         self._final_scores = np.zeros((B, 2), dtype=np.float64)
         self._all = np.ones(B, dtype=np.bool_)
-        self._sample_out = np.zeros(B, dtype=np.int64)
+        self._drawn = np.zeros(B, dtype=np.int64)  # random legal actions drawn ahead (see "Random actions")
+        self._streams = np.zeros(B, dtype=np.uint64)  # every game's random stream, seeded by reset
+        self._draw_arguments = (self._streams, self._drawn)
+        self._drawn_fresh = False  # _drawn holds a draw no sample_actions call has returned yet
+        self._draw_next = False  # the next step draws the following actions (sample_actions is in use)
         self._legal_counts = np.zeros(B, dtype=np.int64)  # legal actions of every game (for sample_actions)
         self._movers = np.full(B, -1, dtype=np.int64)
         self.episodes = np.zeros(B, dtype=np.int64)  # games started in each slot since reset
+        # every step returns this one record: its arrays are the live ones
+        self._result = BatchStep(
+            self.obs, self.players, self._rewards, self._terminated, self._truncated, self._final_obs,
+            self._final_scores, self._movers,
+        )
         # New games dealt ahead by the batch's generator (see "Dealing" in the module docstring):
         # rows pool_at[0] .. pool_at[1]-1 are dealt and not yet played.
         self._pool = np.zeros((B + max(B // 4, 8), game.state_size), dtype=np.int32)
         self._pool_at = np.zeros(2, dtype=np.int64)
         self._rng: np.random.Generator | None = None  # the batch's generator (deals), set by reset
+        # the step's arguments other than the actions and the drawing switch, built once
+        self._step_arguments = (
+            (self.states, game.params),
+            (self.max_plies, self._pool, self._pool_at, self.masks, self._legal_counts, self.obs, self.players,
+             self._rewards, self._terminated, self._truncated, self._final_obs, self._final_scores, self.episodes,
+             self._movers),
+        )
         self.reset(seed)
 
     # -- episodes ---------------------------------------------------------------------------
@@ -332,13 +404,15 @@ class BatchEnv:
             root = np.random.SeedSequence(seed)
             deal_seq, sample_seq = root.spawn(2)
             self._rng = np.random.default_rng(deal_seq)
-            self._sample_state = sample_seq.generate_state(1, dtype=np.uint64)
+            self._streams[:] = sample_seq.generate_state(self.num_envs, dtype=np.uint64)  # one per game
             self.seed = seed
             self._pool_at[:] = 0  # the games dealt by the previous generator are dropped
         self.episodes[:] = 0
+        self._drawn_fresh = False
         self._deal_ahead()
         self._reset_all(self.states, self.game.params, self._pool, self._pool_at, self.masks, self._legal_counts,
                         self.obs, self.players, self.episodes)
+        self._deal_ahead()  # the first step may end every game
         return self.obs
 
     def _deal_ahead(self) -> None:
@@ -354,34 +428,35 @@ class BatchEnv:
         active = self._all if active is None else np.ascontiguousarray(active, dtype=np.bool_)
         if active.shape != (self.num_envs,):
             raise IllegalActionError(f"active must have shape ({self.num_envs},), got {active.shape}")
-        self._deal_ahead()
-        arguments = (
-            self.states, self.game.params, actions, active, self.max_plies, self._pool, self._pool_at, self.masks,
-            self._legal_counts, self.obs, self.players, self._rewards, self._terminated, self._truncated,
-            self._final_obs, self._final_scores, self.episodes, self._movers,
-        )
+        head, tail = self._step_arguments
         if self.threads is None:
-            bad = self._step(*arguments)
+            bad = self._step(*head, actions, active, *tail, self._draw_next, *self._draw_arguments)
         else:
             parallel = self.threads.next_choice()
             start = time.perf_counter()
-            bad = (self._parallel_step if parallel else self._step)(*arguments)
+            bad = (self._parallel_step if parallel else self._step)(*head, actions, active, *tail, self._draw_next,
+                                                                    *self._draw_arguments)
             self.threads.record(parallel, time.perf_counter() - start)
-        if bad >= 0:
+        if bad == POOL_LOW:  # top the pool up now, so the next step may end every game
+            self._deal_ahead()
+        elif bad >= 0:
+            self._drawn_fresh = False
             legal = np.flatnonzero(self.masks[bad]).tolist()
             raise IllegalActionError(
                 f"{self.game.env_id}: game {bad}: action {int(actions[bad])} is not legal for player "
                 f"{int(self.players[bad])}; legal actions are {legal}"
             )
-        return BatchStep(
-            self.obs, self.players, self._rewards, self._terminated, self._truncated, self._final_obs,
-            self._final_scores, self._movers,
-        )
+        self._drawn_fresh = self._draw_next
+        self._draw_next = False
+        return self._result
 
     def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game (seeded by ``reset``'s seed)."""
-        _sample_actions(self.masks, self._legal_counts, self._sample_state, self._sample_out)
-        return self._sample_out.copy()
+        if not self._drawn_fresh:  # no step has drawn them (see "Random actions")
+            _sample_actions(self.masks, self._legal_counts, self._streams, self._drawn)
+        self._drawn_fresh = False
+        self._draw_next = True
+        return self._drawn.copy()
 
     def state(self, i: int) -> State:
         """Game ``i`` as a ``State`` (a copy: changing it does not change the batch)."""

@@ -55,6 +55,18 @@ def test_fingerprint_follows_what_the_closure_compiles_in():
     assert fingerprint(_sum_of((6, 4))) == fingerprint(_sum_of((6, 4)))
 
 
+@needs_jit
+def test_the_cache_key_holds_the_compile_options():
+    """The same loop compiled serial and parallel must not load each other from the disk cache."""
+    from numba.core.registry import cpu_target
+
+    codegen = cpu_target.target_context.codegen()
+    keys = [cached_njit(_loop_over(_add_one), **options)._cache._index_key((), codegen)
+            for options in ({}, {}, {"parallel": True}, {"nogil": True})]
+    assert keys[0] == keys[1]
+    assert len({keys[0], keys[2], keys[3]}) == 3
+
+
 def test_fingerprint_follows_the_globals_a_kernel_calls():
     from mancala_envs.games import kalah
 
@@ -130,11 +142,20 @@ def test_thread_chooser_takes_the_faster_step_and_backs_off_while_serial_wins():
     for _ in range(42):
         parallel = chooser.next_choice()
         used.append(parallel)
-        chooser.record(parallel, 0.050 if parallel else 0.001)  # a busy core: the parallel step waits
+        # a slightly busy core: the parallel step is slower, but not enough to give up at once
+        chooser.record(parallel, 0.002 if parallel else 0.001)
     assert used[:6] == [False, True] * 3  # the probe alternates
     assert not any(used[6:16])  # then the serial step, for `every` steps
     assert used[16:22] == [False, True] * 3  # the next probe
     assert not any(used[22:42]) and chooser.gap == 20  # then twice as long: the gap doubled
+    for _ in range(2):  # the next probe: a parallel step 50x slower ends it at once
+        parallel = chooser.next_choice()
+        used.append(parallel)
+        chooser.record(parallel, 0.050 if parallel else 0.001)
+    assert used[42:44] == [False, True] and chooser.gap == 40 and not chooser.next_choice()
+    for _ in range(40):  # the serial step until then
+        assert not chooser.next_choice()
+        chooser.record(False, 0.001)
     for k in range(6):  # the next probe: the machine got quiet
         parallel = chooser.next_choice()
         assert parallel == (k % 2 == 1)

@@ -158,3 +158,20 @@ def test_bad_construction():
         BatchEnv("kalah-v9", 2)
     with pytest.raises(InvalidOptionError, match="pits"):
         BatchEnv("kalah-v0", 2, pits=0)
+
+
+def test_actions_drawn_ahead_by_the_step_equal_a_fresh_draw():
+    """The step draws the next random actions while sample_actions is in use; the draw is the
+    one sample_actions itself would make (one stream per game), and a second call draws anew."""
+    ahead, fresh = (BatchEnv("kalah-v0", 8, seed=9) for _ in range(2))
+    for _ in range(60):
+        actions = ahead.sample_actions()
+        assert np.array_equal(actions, fresh.sample_actions())
+        ahead.step(actions)
+        fresh._draw_next = False  # this step does not draw ahead: the next sample_actions draws itself
+        fresh.step(actions)
+        assert np.array_equal(ahead.states, fresh.states)
+    first, second = ahead.sample_actions(), ahead.sample_actions()
+    assert not np.array_equal(first, second)  # 8 games, each with several legal actions
+    for actions in (first, second):
+        assert all(ahead.masks[i, a] == 1 for i, a in enumerate(actions))

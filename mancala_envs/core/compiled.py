@@ -19,6 +19,10 @@ everything it compiles in:
 * numbers, strings, tuples and numpy arrays by value (a constant params tuple is part of
   the key), classes and modules by name.
 
+The key also holds the options given to ``cached_njit`` (``parallel=True``, ``nogil=True``):
+the same function compiled serial and parallel is two entries (when the key left them out,
+a parallel step loaded the serial one compiled before it, or the other way round).
+
 So a loop built for Kalah and one built for Rondell get different keys, and editing a rule
 in ``games/kalah.py`` (or any jitted helper it calls) changes the key of every loop that
 compiled it in: a stale loop is never loaded. (Numba's own cache keys a function by its
@@ -109,11 +113,12 @@ def fingerprint(function: Callable) -> str:
 
 
 class _FingerprintCache(FunctionCache):
-    """Numba's function cache, keyed by ``fingerprint`` instead of the pickled closure."""
+    """Numba's function cache, keyed by ``fingerprint`` and the compile options instead of the
+    pickled closure."""
 
-    def __init__(self, py_func):
+    def __init__(self, py_func, options: dict[str, Any]):
         super().__init__(py_func)
-        self._fingerprint = fingerprint(py_func)
+        self._fingerprint = fingerprint(py_func) + ":" + repr(sorted((k, repr(v)) for k, v in options.items()))
 
     def _index_key(self, sig, codegen):
         return (sig, codegen.magic_tuple(), (self._fingerprint,))
@@ -124,5 +129,5 @@ def cached_njit(function: Callable, **options: Any) -> Callable:
     dispatcher = njit(**options)(function)
     if config.DISABLE_JIT:
         return dispatcher
-    dispatcher._cache = _FingerprintCache(function)
+    dispatcher._cache = _FingerprintCache(function, options)
     return dispatcher
