@@ -68,6 +68,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 from numba import njit
 
+from mancala_envs.core.compiled import cached_njit
 from mancala_envs.core.encodings import ENCODINGS, EncodingSpec, encode, encoding_spec, first_layer_into
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.files import atomic_output
@@ -456,7 +457,7 @@ def _activate(values, count, relu):
         values[j] = max(values[j], 0.0) if relu else np.tanh(values[j])
 
 
-@njit(cache=True)
+@cached_njit
 def _add_move_features(net, obs, weights, shape):
     """Add the move features' share of the first layer (rows after the encoded observation's)."""
     features_into(net.features, net.feature_layout, obs, net.feats)
@@ -469,7 +470,7 @@ def _add_move_features(net, obs, weights, shape):
                 net.hidden_a[j] += x * weights[row + j]
 
 
-@njit(cache=True)
+@cached_njit
 def _forward(net, shapes, weights, biases, obs):
     """Run one head on ``obs``; returns the scratch array holding its outputs (first shapes[-1, 1])."""
     layers = shapes.shape[0]
@@ -486,13 +487,13 @@ def _forward(net, shapes, weights, biases, obs):
     return source
 
 
-@njit(cache=True)
+@cached_njit
 def net_value(net, obs):
     """The value head on one mover's observation ``obs`` (float32[O]), unclipped."""
     return _forward(net, net.value_shapes, net.value_weights, net.value_biases, obs)[0]
 
 
-@njit(cache=True)
+@cached_njit
 def net_policy(net, obs, logits):
     """The policy head's logits on ``obs`` into ``logits`` (float64[A])."""
     out = _forward(net, net.policy_shapes, net.policy_weights, net.policy_biases, obs)
@@ -504,7 +505,7 @@ def net_policy(net, obs, logits):
             logits[a] += net.feats[a * per + k] * net.move_weights[k]
 
 
-@njit(cache=True)
+@cached_njit
 def blended_value(net, obs, own):
     """The search's value of a position: the value head on ``obs`` plus, with a score blend,
     ``tanh(score_scale * own)`` (``own``: the game's own evaluation for the mover), clipped

@@ -84,6 +84,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from ..core.compiled import cached_njit
 from ..core.errors import MancalaError
 from .widdershins import A_ACE_CW, CAP, N_POS, single_card_target
 
@@ -138,7 +139,7 @@ def move_feature_set(name: str, family: str, options: dict[str, Any]) -> MoveFea
 # -- Rondell ----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@cached_njit
 def _rondell_pile(obs, P, T, bottom_up, v, out, o):
     """Columns ``o .. o + ROND_PER_PILE`` for lifting view pile ``v``."""
     n = np.int64(obs[P * T + v])
@@ -176,7 +177,7 @@ def _rondell_pile(obs, P, T, bottom_up, v, out, o):
         out[o + 6] = 1.0 if left == 0 else 0.0
 
 
-@njit(cache=True)
+@cached_njit
 def _rondell_summary(P, out, o):
     """The best capture's points / 2 over every pile, the share of piles whose lift captures, and the
     best capture's points / 2 among those that sow on."""
@@ -208,7 +209,7 @@ def _height_owner(obs, v, p):
     return np.int64(obs[heights + u]), (3 - owner if p and owner else owner)
 
 
-@njit(cache=True)
+@cached_njit
 def _row_start(obs, p):
     """The first position of the row ``p`` may move from: its own row (0) if it owns a stack there, else 6."""
     for v in range(6):
@@ -217,7 +218,7 @@ def _row_start(obs, p):
     return 6
 
 
-@njit(cache=True)
+@cached_njit
 def _widdershins_move(obs, j, clockwise, p, res):
     """Player ``p`` moves its stack at view position ``j``: the landing position (-1: no such move), and in
     ``res``: vacant, sows on, ends on the other's stack, the other's cards captured, the mover's."""
@@ -271,7 +272,7 @@ def _widdershins_move(obs, j, clockwise, p, res):
     return land
 
 
-@njit(cache=True)
+@cached_njit
 def _widdershins(obs, out):
     """Every block and the summary (module docstring)."""
     res = np.zeros(5, np.int64)
@@ -320,7 +321,7 @@ def _widdershins(obs, out):
 # -- both ---------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@cached_njit
 def features_into(code, layout, obs, out):
     """Write the move features of one observation ``obs`` (float32[O]) into ``out`` (float32[width])."""
     for i in range(out.shape[0]):
@@ -334,7 +335,7 @@ def features_into(code, layout, obs, out):
         _widdershins(obs, out)
 
 
-@njit(cache=True)
+@cached_njit
 def _features_batch(code, layout, observations, out):
     for i in range(observations.shape[0]):
         features_into(code, layout, observations[i], out[i])
