@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """The card games' speed (Rondell, Widdershins), optionally against a baseline commit in the same run.
 
-    .venv/bin/python benchmarks/cards.py [--quick] [--baseline REF] [--ids ID ...] [--out FILE]
+    .venv/bin/python benchmarks/cards.py [--quick] [--baseline REF] [--ids ID ...] [--kinds KIND ...]
+                                         [--rounds N] [--out FILE]
 
 Figures, for every Rondell and Widdershins id (compilation excluded: each worker warms every
 figure up first):
@@ -9,7 +10,9 @@ figure up first):
 * ``kernel``: ``mancala_envs.core.playout.random_playouts`` (whole random games inside numba,
   one core), moves/s;
 * ``mcts``: ``mancala_envs.agents.mcts.mcts_search`` from the id's start position (UCT, one
-  random rollout per simulation), simulations/s;
+  random rollout per simulation), simulations/s: searches of a fixed number of simulations,
+  repeated (with new seeds) until the kernel's time budget has passed, so that one sample is
+  as long as a kernel sample and not a single short search;
 * ``alphabeta``: ``mancala_envs.agents.search.search`` from the id's start position,
   iterative deepening for a fixed time with a cleared transposition table, nodes/s.
 
@@ -19,8 +22,9 @@ and ``benchmarks/run.py``'s ``bench_kernel`` loop, so the figures compare with t
 ``--baseline REF`` (a commit, branch or tag of this repository) measures the same figures on
 that commit in the same run: ``git archive REF`` is unpacked once into a directory under the
 system's temporary folder (kept, so that numba's cache stays warm for later runs), and each
-version runs in its own worker process (``--worker``: it reads one figure request per line
-and answers one JSON line). The two workers take turns figure by figure and round by round,
+version runs in its own worker process (``--worker``, this script's measuring code with the
+version's package on ``PYTHONPATH``: it reads one figure request per line and answers one
+JSON line). The two workers take turns figure by figure and round by round,
 the order swapped every round, so load on the machine hits both alike; the ratios (this
 checkout / baseline) are medians of the per-round ratios. Without ``--baseline`` only this
 checkout is measured.
@@ -49,8 +53,10 @@ ROOT = Path(__file__).resolve().parents[1]
 CARD_IDS = ("rondell-v0", "rondell-expert-v0", "rondell-reservation-v0", "rondell-partial-v0",
             "rondell-bottom-up-v0", "widdershins-v0", "widdershins-parlett-v0")
 KINDS = ("kernel", "mcts", "alphabeta")
-# per figure: (kernel seconds, MCTS simulations, alpha-beta seconds), and rounds
-BUDGETS = {"quick": ((0.3, 2000, 0.3), 3), "full": ((1.0, 5000, 1.0), 5)}
+# per figure: (kernel seconds, MCTS simulations per search, alpha-beta seconds), and rounds;
+# the MCTS figure repeats its searches for the kernel's seconds. Five rounds or more: one
+# slow sample (another process woke up) moves the median ratio little.
+BUDGETS = {"quick": ((0.3, 2000, 0.3), 5), "full": ((1.0, 5000, 1.0), 7)}
 
 
 # -- worker: measures one figure of the checkout it was started from ------------------------------
@@ -73,9 +79,17 @@ def _worker_figures():
         totals = random_playouts(game, games, seed + 1)
         return totals.moves / totals.seconds
 
-    def mcts(env_id, sims, seed):
-        r = mcts_search(mancala_envs.make_game(env_id).new_state(0), sims=sims, seed=seed)
-        return r.simulations / r.seconds
+    def mcts(env_id, budget, seed):
+        sims, seconds = budget
+        state = mancala_envs.make_game(env_id).new_state(0)
+        done = spent = 0.0
+        while True:  # at least one search, then more until the time budget is spent
+            r = mcts_search(state, sims=sims, seed=seed)
+            done += r.simulations
+            spent += r.seconds
+            seed += 1000
+            if spent >= seconds:
+                return done / spent
 
     def alphabeta(env_id, seconds, seed):
         tt.clear()
@@ -100,9 +114,9 @@ class Worker:
 
     def __init__(self, root: Path):
         env = dict(os.environ, PYTHONPATH=str(root))
-        script = root / "benchmarks" / "cards.py"
-        if not script.exists():  # a baseline older than this script: run ours against its package
-            script = Path(__file__).resolve()
+        # this script's measuring code for every version (the package imported is root's), so
+        # that both sides of a ratio are measured alike
+        script = Path(__file__).resolve()
         self.proc = subprocess.Popen([sys.executable, str(script), "--worker"], cwd=root, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
@@ -148,11 +162,14 @@ def baseline_checkout(ref: str) -> tuple[Path, str]:
 
 
 # -- the driver ---------------------------------------------------------------------------------
-def run(ids, mode: str, baseline: str | None) -> dict:
-    (kernel_s, sims, ab_s), rounds = BUDGETS[mode]
-    budgets = {"kernel": kernel_s, "mcts": sims, "alphabeta": ab_s}
+def run(ids, mode: str, baseline: str | None, kinds=KINDS, rounds: int | None = None) -> dict:
+    """Measure ``kinds`` of every id in ``ids`` (here, and at ``baseline`` if given), ``rounds``
+    rounds (default: the mode's)."""
+    (kernel_s, sims, ab_s), mode_rounds = BUDGETS[mode]
+    rounds = mode_rounds if rounds is None else rounds
+    budgets = {"kernel": kernel_s, "mcts": (sims, kernel_s), "alphabeta": ab_s}
     versions = {"new": ROOT}
-    result = {"mode": mode, "ids": list(ids), "budgets": budgets, "rounds": rounds,
+    result = {"mode": mode, "ids": list(ids), "kinds": list(kinds), "budgets": budgets, "rounds": rounds,
               "commit": _commit(ROOT), "load_before": os.getloadavg()}
     if baseline is not None:
         versions["baseline"], result["baseline_commit"] = baseline_checkout(baseline)
@@ -162,14 +179,14 @@ def run(ids, mode: str, baseline: str | None) -> dict:
         started = time.perf_counter()
         for name, w in workers.items():  # warm-up: numba compiles (or loads) every loop
             for env_id in ids:
-                for kind in KINDS:
-                    w.measure(kind, env_id, budgets[kind] if kind == "mcts" else 0.02, 0)
+                for kind in kinds:
+                    w.measure(kind, env_id, (sims, 0.0) if kind == "mcts" else 0.02, 0)
         result["warmup_seconds"] = time.perf_counter() - started
-        samples = {name: {env_id: {kind: [] for kind in KINDS} for env_id in ids} for name in workers}
+        samples = {name: {env_id: {kind: [] for kind in kinds} for env_id in ids} for name in workers}
         order = list(workers)
         for r in range(rounds):
             for env_id in ids:
-                for kind in KINDS:
+                for kind in kinds:
                     for name in order:
                         samples[name][env_id][kind].append(workers[name].measure(kind, env_id, budgets[kind], 1 + r))
             order.reverse()
@@ -180,7 +197,7 @@ def run(ids, mode: str, baseline: str | None) -> dict:
     result["figures"] = {}
     for env_id in ids:
         row = {}
-        for kind in KINDS:
+        for kind in kinds:
             new = samples["new"][env_id][kind]
             fig = {"new": statistics.median(new), "new_samples": new}
             if "baseline" in samples:
@@ -212,11 +229,12 @@ def table(result: dict) -> list[str]:
              f"{'id':<24} {'kernel M moves/s':>30} {'MCTS k sims/s':>30} {'alpha-beta k nodes/s':>30}"]
     if base:
         lines.append(f"{'':<24} {'new (' + base + ')':>30}")
+    scales = {"kernel": 1e6, "mcts": 1e3, "alphabeta": 1e3}
     for env_id, row in result["figures"].items():
-        lines.append(f"{env_id:<24} {_cell(row['kernel'], 1e6):>30} {_cell(row['mcts'], 1e3):>30} "
-                     f"{_cell(row['alphabeta'], 1e3):>30}")
+        cells = [_cell(row[kind], scales[kind]) if kind in row else "-" for kind in KINDS]
+        lines.append(f"{env_id:<24} " + " ".join(f"{c:>30}" for c in cells))
     if base:
-        ratios = [row[kind]["ratio"] for row in result["figures"].values() for kind in KINDS]
+        ratios = [fig["ratio"] for row in result["figures"].values() for fig in row.values()]
         lines.append(f"new/baseline: smallest {min(ratios):.2f}x, median {statistics.median(ratios):.2f}x, "
                      f"largest {max(ratios):.2f}x")
     return lines
@@ -224,7 +242,9 @@ def table(result: dict) -> list[str]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="short budgets, 3 rounds")
+    parser.add_argument("--quick", action="store_true", help="short budgets, 5 rounds (else 7)")
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS), help="figures to measure")
+    parser.add_argument("--rounds", type=int, help="rounds (alternations of the versions); default: the mode's")
     parser.add_argument("--baseline", help="a git commit/branch/tag to measure in the same run (e.g. main)")
     parser.add_argument("--ids", nargs="+", default=list(CARD_IDS), help="ids to measure (default: every card id)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "cards.json"))
@@ -232,11 +252,13 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.worker:
         return worker()
+    if args.rounds is not None and args.rounds < 1:
+        parser.error(f"--rounds must be at least 1, got {args.rounds}")
     unknown = [i for i in args.ids if i not in CARD_IDS]
     if unknown:
         parser.error(f"--ids: {', '.join(unknown)} not card-game ids; choose from {', '.join(CARD_IDS)}")
     try:
-        result = run(args.ids, "quick" if args.quick else "full", args.baseline)
+        result = run(args.ids, "quick" if args.quick else "full", args.baseline, args.kinds, args.rounds)
     except BaselineError as err:
         parser.error(f"--baseline: {err}")
     print("\n".join(table(result)))
