@@ -406,3 +406,18 @@ def test_observation_layout():
     assert obs[base] == 6  # piles left
     assert obs[base + 1] == 2 + 2 and obs[base + 2] == state.scores()[0]  # mine, then theirs
     assert obs[base + 3] == 1.0 and state.observation(0)[base + 3] == 0.0
+
+
+def test_shuffle_deck_is_numpys_shuffle():
+    """The card games' deal (core.deal.shuffle_deck) permutes and draws exactly as
+    Generator.shuffle, for decks of every size the games use and a few others."""
+    from mancala_envs.core.deal import shuffle_deck
+
+    for seed in range(20):
+        for size in (1, 2, 52, 54, 112, 300):
+            ours, numpys = np.arange(size), np.arange(size)
+            rng_ours, rng_numpy = np.random.default_rng(seed), np.random.default_rng(seed)
+            shuffle_deck(rng_ours, ours)
+            rng_numpy.shuffle(numpys)
+            assert (ours == numpys).all()
+            assert rng_ours.integers(2**40) == rng_numpy.integers(2**40)  # the generator goes on alike

@@ -194,6 +194,7 @@ import re
 import numpy as np
 from numba import njit
 
+from ..core.deal import shuffle_deck
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
 from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, state_indices_except, view_cell
 from ..core.outcome import set_returns
@@ -505,7 +506,7 @@ def init(state, params, rng):
     reds = 2 * params[P_RED_PAIRS]
     for k in range(T):
         deck[k] = RED if k < reds else BLUE
-    rng.shuffle(deck)
+    shuffle_deck(rng, deck)  # = rng.shuffle(deck), draw for draw (core.deal)
     oh = params[P_O_H]
     for k in range(T):
         pile = k % P

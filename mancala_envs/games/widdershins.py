@@ -165,6 +165,7 @@ import re
 import numpy as np
 from numba import njit
 
+from ..core.deal import shuffle_deck
 from ..core.errors import InvalidStateError, NotationError
 from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, state_indices_except, view_cell
 from ..core.outcome import set_returns
@@ -504,7 +505,7 @@ def _record(state, params, action, captured):
 def init(state, params, rng):
     state[:] = 0
     deck = np.arange(52)
-    rng.shuffle(deck)
+    shuffle_deck(rng, deck)  # = rng.shuffle(deck), draw for draw (core.deal)
     for k in range(52):
         pos = k % N_POS if k < 48 else (0, 1, 6, 7)[k - 48]
         state[pos * CAP + state[O_H + pos]] = deck[k] + 1
