@@ -6,6 +6,7 @@ No timing is asserted: the cache is checked through numba's own hit and miss cou
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -143,7 +144,8 @@ def test_thread_chooser_takes_the_faster_step_and_backs_off_while_serial_wins():
         parallel = chooser.next_choice()
         used.append(parallel)
         # a slightly busy core: the parallel step is slower, but not enough to give up at once
-        chooser.record(parallel, 0.002 if parallel else 0.001)
+        # (nor to cost more than PROBE_SHARE of `every` serial steps)
+        chooser.record(parallel, 0.00101 if parallel else 0.001)
     assert used[:6] == [False, True] * 3  # the probe alternates
     assert not any(used[6:16])  # then the serial step, for `every` steps
     assert used[16:22] == [False, True] * 3  # the next probe
@@ -152,8 +154,10 @@ def test_thread_chooser_takes_the_faster_step_and_backs_off_while_serial_wins():
         parallel = chooser.next_choice()
         used.append(parallel)
         chooser.record(parallel, 0.050 if parallel else 0.001)
-    assert used[42:44] == [False, True] and chooser.gap == 40 and not chooser.next_choice()
-    for _ in range(40):  # the serial step until then
+    # and the next probe waits until that step's 49 ms over the serial one are 5% of the time
+    assert used[42:44] == [False, True] and not chooser.next_choice()
+    assert chooser.gap == math.ceil(0.049 / (ThreadChooser.PROBE_SHARE * 0.001)) == 980
+    for _ in range(980):  # the serial step until then
         assert not chooser.next_choice()
         chooser.record(False, 0.001)
     for k in range(6):  # the next probe: the machine got quiet
