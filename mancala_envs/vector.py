@@ -442,13 +442,13 @@ class BatchEnv:
         if active.shape != (self.num_envs,):
             raise IllegalActionError(f"active must have shape ({self.num_envs},), got {active.shape}")
         head, tail = self._step_arguments
+        arguments = (*head, actions, active, *tail, self._draw_next, *self._draw_arguments)
         if self.threads is None:
-            bad = self._step(*head, actions, active, *tail, self._draw_next, *self._draw_arguments)
+            bad = self._step(*arguments)
         else:
             parallel = self.threads.next_choice()
             start = time.perf_counter()
-            bad = (self._parallel_step if parallel else self._step)(*head, actions, active, *tail, self._draw_next,
-                                                                    *self._draw_arguments)
+            bad = (self._parallel_step if parallel else self._step)(*arguments)
             self.threads.record(parallel, time.perf_counter() - start)
         if bad == POOL_LOW:  # top the pool up now, so the next step may end every game
             self._deal_ahead()

@@ -23,6 +23,8 @@ from mancala_envs.agents.solver import SolverTable, solve
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.registry import get_entry
 
+from warm_cache import warm
+
 IDS = mancala_envs.list_envs()
 
 # Options that make a board small, tried one by one on every id (those a family lacks or
@@ -99,15 +101,8 @@ def positions(game, count, seed, max_moves=12):
 
 @pytest.fixture(scope="session")
 def compiled():
-    """Compile the search loops once per kernel for the session (numba: a few s each)."""
-    done = set()
-    for env_id in IDS:
-        game = mancala_envs.make_game(env_id)
-        if id(game.kernel) in {k for k in done}:
-            continue
-        search(game.new_state(0), depth=1, tt=TranspositionTable(4))
-        mcts_search(game.new_state(0), sims=2)
-        done.add(id(game.kernel))
+    """Compile (or, after conftest's warm-up, load) the search loops of every kernel once per session."""
+    warm(0, 1)
     return True
 
 
