@@ -254,10 +254,12 @@ def check_supported(game: Game) -> None:
 
 
 def build(game: Game, max_seeds: int, threads: int = 2,
-          progress: Callable[[int, int], None] | None = None) -> EndgameTables:
+          progress: Callable[[int, int], None] | None = None, smaller: EndgameTables | None = None) -> EndgameTables:
     """Build the table of ``game``'s rules up to ``max_seeds`` seeds on the board (no cache).
 
-    ``progress(done, total)`` is called as positions are solved.
+    ``progress(done, total)`` is called as positions are solved. ``smaller``: a table of the same
+    rules and fewer seeds, whose layers are the first ones of this table (a layer's index does
+    not depend on the table's size): only the layers above it are built.
     """
     check_supported(game)
     if not 0 <= max_seeds <= 120:
@@ -266,13 +268,19 @@ def build(game: Game, max_seeds: int, threads: int = 2,
     offsets = _offsets(2 * n, max_seeds)
     ways = _ways_table(2 * n, max_seeds)
     values = np.full(int(offsets[-1]), UNKNOWN, np.int8)
+    first_layer = 0
+    if smaller is not None:
+        if smaller.max_seeds >= max_seeds or smaller.values.shape[0] != offsets[smaller.max_seeds + 1]:
+            raise EndgameError(f"a table of {smaller.max_seeds} seeds cannot start one of {max_seeds}")
+        values[: smaller.values.shape[0]] = smaller.values
+        first_layer = smaller.max_seeds + 1
     template = game.new_state(0).array.copy()
     template[: 2 * n + 2] = 0
     template[2 * n + 2 + H_TO_MOVE] = 0
     build_range = _builder(game.kernel)
     done = np.zeros(1, np.int64)
     total = int(offsets[-1])
-    for seeds in range(max_seeds + 1):
+    for seeds in range(first_layer, max_seeds + 1):
         first, last = 0, int(offsets[seeds + 1] - offsets[seeds])
         cut = np.linspace(first, last, max(1, threads) + 1).astype(np.int64)
         if threads <= 1 or last < 4096:
@@ -383,15 +391,26 @@ def _load(game: Game, max_seeds: int, folder: Path) -> tuple[EndgameTables, floa
     return EndgameTables(values, offsets, _ways_table(2 * n, max_seeds), max_seeds), float(meta.get("build_seconds", 0))
 
 
-def _save(game: Game, tables: EndgameTables, folder: Path, seconds: float) -> None:
+def _save(game: Game, tables: EndgameTables, folder: Path, seconds: float, extended_from: int | None = None) -> None:
     data_path, meta_path = _paths(game, tables.max_seeds, folder)
     with atomic_output(data_path, suffix=".npy") as tmp:
         np.save(tmp, tables.values, allow_pickle=False)
         digest = _sha256(tmp)
     meta = {"format": FORMAT, "rules": rules_of(game), "max_seeds": tables.max_seeds,
-            "positions": int(tables.values.shape[0]), "sha256": digest, "build_seconds": round(seconds, 3)}
+            "positions": int(tables.values.shape[0]), "sha256": digest, "build_seconds": round(seconds, 3),
+            "extended_from": extended_from}  # the build started from the cached table of this many seeds
     with atomic_output(meta_path) as tmp:
         tmp.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+
+
+def _largest_cached_below(game: Game, max_seeds: int, folder: Path) -> EndgameTables | None:
+    """The largest sound cached table of ``game``'s rules with fewer seeds (a head start for a build)."""
+    for seeds in range(max_seeds - 1, 0, -1):
+        if _paths(game, seeds, folder)[0].exists():
+            cached = _load(game, seeds, folder)
+            if cached is not None:
+                return cached[0]
+    return None
 
 
 def load_or_build(game: Game, max_seeds: int | None = None, *, folder: str | os.PathLike | None = None,
@@ -405,10 +424,11 @@ def load_or_build(game: Game, max_seeds: int | None = None, *, folder: str | os.
     if cached is not None:
         return Endgame(game, cached[0], build_seconds=cached[1], loaded=True)
     start = time.perf_counter()
-    tables = build(game, max_seeds, threads=threads, progress=progress)
+    smaller = _largest_cached_below(game, max_seeds, where)
+    tables = build(game, max_seeds, threads=threads, progress=progress, smaller=smaller)
     seconds = time.perf_counter() - start
     try:
-        _save(game, tables, where, seconds)
+        _save(game, tables, where, seconds, None if smaller is None else smaller.max_seeds)
     except OSError:
         pass  # a read-only cache: the table still serves this process
     return Endgame(game, tables, build_seconds=seconds)
