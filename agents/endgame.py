@@ -21,7 +21,11 @@ Positions no game reaches (the mover without a playable hole) hold 0.
 Cached on disk (``cache_folder()``: ``$MANCALA_ENVS_CACHE`` or ``~/.cache/mancala_envs``),
 one ``.npy`` file per rule set and size with a JSON description beside it holding the
 table's SHA-256; both are written atomically. A file whose description is missing, names
-other rules, or whose size or checksum does not match is rebuilt, never trusted.
+other rules, or whose size or checksum does not match is rebuilt, never trusted. A layer's
+positions are numbered the same way whatever the table's size, so a table of ``N`` seeds is
+the first layers of every larger one: a build starts from the largest sound cached table of
+the same rules and fewer seeds and builds only the layers above it (Kalah(6,5): ``N = 24``
+on top of the cached ``N = 23`` builds 417 M positions instead of 1.25 G).
 
 Supported: one-way sowing without a chosen start (every registered Kalah id but
 ``kalah-bidirectional-v0`` and ``kalah-chosen-start-v0``). The values are those of the game
