@@ -26,7 +26,8 @@ interrupted still records what it proved (``status`` "over S s" or "interrupted"
 process on one thread (whose node count is the same on every run), the ``K`` positions of
 an opening suite (``agents.openings.opening_suite``, ``LO`` to ``HI`` random plies, kept only
 if a 2-ply search finds neither side ahead by more than a quarter of the seeds) of each board,
-and writes their values and node counts to ``benchmarks/results/solve_midgame.json`` (or
+and writes their values, node counts and each null-window search's nodes (bounds on the
+mover's margin) to ``benchmarks/results/solve_midgame.json`` (or
 ``--out``). The way to compare a change of the solver (a database size, an ordering) on
 positions of a board too large to solve from the start, at any load:
 ``--boards 6x5 --midgame 3 --plies 8-10 --endgame 23``.
@@ -170,12 +171,20 @@ def solve_midgame(env_id: str, pits: int, seeds: int, args: argparse.Namespace) 
     rows = []
     for index in range(len(suite.openings)):
         state = suite.start(index)
+        passes: list[dict] = []  # each null-window search: the bounds it left and its nodes
+
+        def record(report, passes=passes):
+            if "testing" not in report.extra:
+                done = sum(p["nodes"] for p in passes)
+                passes.append({"lower": report.lower, "upper": report.upper, "nodes": report.nodes - done})
+
         result = solve(state, memory=args.memory or "1G", threads=1, endgame=endgame,
-                       time_limit=args.timeout)
+                       time_limit=args.timeout, progress=record)
         on_board = endgame.seeds_on_board(state) if endgame is not None else None
         rows.append({"opening": index, "plies": state.plies, "seeds_on_board": on_board, "value": result.value,
                      "exact": result.exact, "nodes": result.nodes, "seconds": round(result.seconds, 2),
-                     "first_move_cut_rate": round(result.first_move_cuts / max(result.move_cuts, 1), 4)})
+                     "first_move_cut_rate": round(result.first_move_cuts / max(result.move_cuts, 1), 4),
+                     "passes": passes})
         print(f"  {pits}x{seeds} opening {index}: {on_board} seeds on the board, value {result.value:+} "
               f"{'' if result.exact else '(stopped) '}{result.nodes:,} nodes", flush=True)
     return {"id": env_id, "pits": pits, "seeds": seeds, "endgame_seeds": None if endgame is None else endgame.max_seeds,

@@ -34,5 +34,8 @@ def test_midgame_mode_solves_the_openings_and_writes_their_node_counts(tmp_path,
         expected = minimax(state, 10**6, True, [10**6])
         assert row["value"] == (expected if state.current_player == 0 else -expected)
         assert row["nodes"] > 0 and row["seeds_on_board"] <= 12
+        assert sum(p["nodes"] for p in row["passes"]) <= row["nodes"]
+        last = row["passes"][-1]
+        assert last["lower"] == last["upper"] == (row["value"] if state.current_player == 0 else -row["value"])
     assert board["total_nodes"] == sum(r["nodes"] for r in board["positions"])
     assert "nodes in 3 positions" in capsys.readouterr().out
