@@ -21,7 +21,11 @@ Positions no game reaches (the mover without a playable hole) hold 0.
 Cached on disk (``cache_folder()``: ``$MANCALA_ENVS_CACHE`` or ``~/.cache/mancala_envs``),
 one ``.npy`` file per rule set and size with a JSON description beside it holding the
 table's SHA-256; both are written atomically. A file whose description is missing, names
-other rules, or whose size or checksum does not match is rebuilt, never trusted.
+other rules, or whose size or checksum does not match is rebuilt, never trusted. A layer's
+positions are numbered the same way whatever the table's size, so a table of ``N`` seeds is
+the first layers of every larger one: a build starts from the largest sound cached table of
+the same rules and fewer seeds and builds only the layers above it (Kalah(6,5): ``N = 24``
+on top of the cached ``N = 23`` builds 417 M positions instead of 1.25 G).
 
 Supported: one-way sowing without a chosen start (every registered Kalah id but
 ``kalah-bidirectional-v0`` and ``kalah-chosen-start-v0``). The values are those of the game
@@ -32,9 +36,11 @@ Default size (``default_seeds``): the largest ``N`` whose table holds at most
 ``DEFAULT_POSITIONS`` positions (20 M: ``N = 15`` on six holes, built in about 8 s, so
 Kalah(6,4) solves from a cold start in about 30 s), and below the game's seed total. Games of
 ``LARGE_GAME_SEEDS`` seeds or more (Kalah(6,5)) search far longer than any build, so they
-get up to ``LARGE_POSITIONS`` (900 M: ``N = 23`` on six holes, 834 MB, built once and loaded
+get up to ``LARGE_POSITIONS`` (1.3 G: ``N = 24`` on six holes, 1.25 GB, built once and loaded
 after). Kalah(6,4), one search thread: 51.7 M nodes with ``N = 15``, 15.3 M with ``N = 20``,
-5.5 M with ``N = 23``.
+5.5 M with ``N = 23``. Kalah(6,5), four openings of 10 to 12 random plies (49 to 52 seeds on
+the board; ``benchmarks/solve.py --boards 6x5 --midgame 4 --plies 10-12``): 124.1 M nodes with
+``N = 23``, 87.0 M with ``N = 24`` (each opening 0.66 to 0.71 times its ``N = 23`` count).
 """
 
 from __future__ import annotations
@@ -66,7 +72,7 @@ DEFAULT_POSITIONS = 20_000_000
 # games of this many seeds or more (Kalah(6,5): 60) get a larger table by default: built once,
 # on disk, reused; their solve takes far longer than the build
 LARGE_GAME_SEEDS = 60
-LARGE_POSITIONS = 900_000_000
+LARGE_POSITIONS = 1_300_000_000
 CAP_MARGIN = 300
 FORMAT = 1
 RULE_OPTIONS = ("pits", "extra_turn", "capture", "capture_needs_opposite", "skip_origin", "end", "leftover",
@@ -254,10 +260,12 @@ def check_supported(game: Game) -> None:
 
 
 def build(game: Game, max_seeds: int, threads: int = 2,
-          progress: Callable[[int, int], None] | None = None) -> EndgameTables:
+          progress: Callable[[int, int], None] | None = None, smaller: EndgameTables | None = None) -> EndgameTables:
     """Build the table of ``game``'s rules up to ``max_seeds`` seeds on the board (no cache).
 
-    ``progress(done, total)`` is called as positions are solved.
+    ``progress(done, total)`` is called as positions are solved. ``smaller``: a table of the same
+    rules and fewer seeds, whose layers are the first ones of this table (a layer's index does
+    not depend on the table's size): only the layers above it are built.
     """
     check_supported(game)
     if not 0 <= max_seeds <= 120:
@@ -266,13 +274,19 @@ def build(game: Game, max_seeds: int, threads: int = 2,
     offsets = _offsets(2 * n, max_seeds)
     ways = _ways_table(2 * n, max_seeds)
     values = np.full(int(offsets[-1]), UNKNOWN, np.int8)
+    first_layer = 0
+    if smaller is not None:
+        if smaller.max_seeds >= max_seeds or smaller.values.shape[0] != offsets[smaller.max_seeds + 1]:
+            raise EndgameError(f"a table of {smaller.max_seeds} seeds cannot start one of {max_seeds}")
+        values[: smaller.values.shape[0]] = smaller.values
+        first_layer = smaller.max_seeds + 1
     template = game.new_state(0).array.copy()
     template[: 2 * n + 2] = 0
     template[2 * n + 2 + H_TO_MOVE] = 0
     build_range = _builder(game.kernel)
     done = np.zeros(1, np.int64)
     total = int(offsets[-1])
-    for seeds in range(max_seeds + 1):
+    for seeds in range(first_layer, max_seeds + 1):
         first, last = 0, int(offsets[seeds + 1] - offsets[seeds])
         cut = np.linspace(first, last, max(1, threads) + 1).astype(np.int64)
         if threads <= 1 or last < 4096:
@@ -383,15 +397,26 @@ def _load(game: Game, max_seeds: int, folder: Path) -> tuple[EndgameTables, floa
     return EndgameTables(values, offsets, _ways_table(2 * n, max_seeds), max_seeds), float(meta.get("build_seconds", 0))
 
 
-def _save(game: Game, tables: EndgameTables, folder: Path, seconds: float) -> None:
+def _save(game: Game, tables: EndgameTables, folder: Path, seconds: float, extended_from: int | None = None) -> None:
     data_path, meta_path = _paths(game, tables.max_seeds, folder)
     with atomic_output(data_path, suffix=".npy") as tmp:
         np.save(tmp, tables.values, allow_pickle=False)
         digest = _sha256(tmp)
     meta = {"format": FORMAT, "rules": rules_of(game), "max_seeds": tables.max_seeds,
-            "positions": int(tables.values.shape[0]), "sha256": digest, "build_seconds": round(seconds, 3)}
+            "positions": int(tables.values.shape[0]), "sha256": digest, "build_seconds": round(seconds, 3),
+            "extended_from": extended_from}  # the build started from the cached table of this many seeds
     with atomic_output(meta_path) as tmp:
         tmp.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+
+
+def _largest_cached_below(game: Game, max_seeds: int, folder: Path) -> EndgameTables | None:
+    """The largest sound cached table of ``game``'s rules with fewer seeds (a head start for a build)."""
+    for seeds in range(max_seeds - 1, 0, -1):
+        if _paths(game, seeds, folder)[0].exists():
+            cached = _load(game, seeds, folder)
+            if cached is not None:
+                return cached[0]
+    return None
 
 
 def load_or_build(game: Game, max_seeds: int | None = None, *, folder: str | os.PathLike | None = None,
@@ -405,10 +430,11 @@ def load_or_build(game: Game, max_seeds: int | None = None, *, folder: str | os.
     if cached is not None:
         return Endgame(game, cached[0], build_seconds=cached[1], loaded=True)
     start = time.perf_counter()
-    tables = build(game, max_seeds, threads=threads, progress=progress)
+    smaller = _largest_cached_below(game, max_seeds, where)
+    tables = build(game, max_seeds, threads=threads, progress=progress, smaller=smaller)
     seconds = time.perf_counter() - start
     try:
-        _save(game, tables, where, seconds)
+        _save(game, tables, where, seconds, None if smaller is None else smaller.max_seeds)
     except OSError:
         pass  # a read-only cache: the table still serves this process
     return Endgame(game, tables, build_seconds=seconds)

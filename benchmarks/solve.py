@@ -22,6 +22,16 @@ so far, and the results file is rewritten after every board, so a run that is st
 interrupted still records what it proved (``status`` "over S s" or "interrupted", with
 ``lower``/``upper`` and the nodes of the last report).
 
+``--midgame K --plies LO-HI`` measures node counts instead of seconds: it solves, in this
+process on one thread (whose node count is the same on every run), the ``K`` positions of
+an opening suite (``agents.openings.opening_suite``, ``LO`` to ``HI`` random plies, kept only
+if a 2-ply search finds neither side ahead by more than a quarter of the seeds) of each board,
+and writes their values, node counts and each null-window search's nodes (bounds on the
+mover's margin) to ``benchmarks/results/solve_midgame.json`` (or
+``--out``). The way to compare a change of the solver (a database size, an ordering) on
+positions of a board too large to solve from the start, at any load:
+``--boards 6x5 --midgame 3 --plies 8-10 --endgame 23``.
+
 The machine's load (``os.getloadavg``) is recorded before and after every board, and the CPU
 time the process used (``cpu_seconds``, user + system) beside its wall time: timings on a
 shared machine are only comparable at a similar load. Results go to
@@ -48,7 +58,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from mancala_envs.agents.endgame import default_seeds, load_or_build  # noqa: E402
+from mancala_envs.agents.openings import opening_suite  # noqa: E402
+from mancala_envs.agents.solver import solve  # noqa: E402
 from mancala_envs.core.files import write_text_atomic  # noqa: E402
+from mancala_envs.registry import make_game  # noqa: E402
 
 TABLE_9 = [(m, n) for m in range(1, 7) for n in range(1, 5)]
 # one progress line of ``mancala solve`` (mancala_envs/cli/solve.py, _show_progress)
@@ -147,6 +161,37 @@ def _print_row(row: dict) -> None:
     print(f"{row['id']:<22}{board:>6}  {row['status']}: {bounds}{nodes} (load {row['load']:.1f})", flush=True)
 
 
+def solve_midgame(env_id: str, pits: int, seeds: int, args: argparse.Namespace) -> dict:
+    """Solve ``args.midgame`` openings of ``args.plies`` random plies in this process, one thread: node counts."""
+    game = make_game(env_id, pits=pits, seeds=seeds)
+    lo, hi = (int(x) for x in args.plies.split("-"))
+    suite = opening_suite(game, args.midgame, plies=(lo, hi), seed=0, balanced=2)
+    size = None if args.endgame == "auto" else int(args.endgame)
+    endgame = None if args.endgame == "none" else load_or_build(game, size if size is not None else default_seeds(game))
+    rows = []
+    for index in range(len(suite.openings)):
+        state = suite.start(index)
+        passes: list[dict] = []  # each null-window search: the bounds it left and its nodes
+
+        def record(report, passes=passes):
+            if "testing" not in report.extra:
+                done = sum(p["nodes"] for p in passes)
+                passes.append({"lower": report.lower, "upper": report.upper, "nodes": report.nodes - done})
+
+        result = solve(state, memory=args.memory or "1G", threads=1, endgame=endgame,
+                       time_limit=args.timeout, progress=record)
+        on_board = endgame.seeds_on_board(state) if endgame is not None else None
+        rows.append({"opening": index, "plies": state.plies, "seeds_on_board": on_board, "value": result.value,
+                     "exact": result.exact, "nodes": result.nodes, "seconds": round(result.seconds, 2),
+                     "first_move_cut_rate": round(result.first_move_cuts / max(result.move_cuts, 1), 4),
+                     "passes": passes})
+        print(f"  {pits}x{seeds} opening {index}: {on_board} seeds on the board, value {result.value:+} "
+              f"{'' if result.exact else '(stopped) '}{result.nodes:,} nodes", flush=True)
+    return {"id": env_id, "pits": pits, "seeds": seeds, "endgame_seeds": None if endgame is None else endgame.max_seeds,
+            "plies": args.plies, "load": os.getloadavg()[0], "positions": rows,
+            "total_nodes": sum(r["nodes"] for r in rows), "all_exact": all(r["exact"] for r in rows)}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", default=None, help="comma-separated PITSxSEEDS (default: Table 9 up to 6x4)")
@@ -158,13 +203,28 @@ def main(argv=None) -> int:
     parser.add_argument("--cache", choices=("cold", "warm"), default="cold",
                         help="cold: an empty database cache per board (default); warm: the user's cache folder")
     parser.add_argument("--quiet", dest="progress", action="store_false", help="no progress lines")
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "solve.json")
+    parser.add_argument("--midgame", type=int, default=0, metavar="K",
+                        help="solve K openings of each board in this process, one thread: node counts")
+    parser.add_argument("--plies", default="8-10", help="the openings' random plies, LO-HI (with --midgame)")
+    parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
+    results = ROOT / "benchmarks" / "results"
+    args.out = args.out or results / ("solve_midgame.json" if args.midgame else "solve.json")
     if args.boards:
         boards = [tuple(int(x) for x in b.split("x")) for b in args.boards.split(",")]
         runs = [(env_id, m, n) for env_id in args.ids.split(",") for m, n in boards]
     else:
         runs = [("kalah-irving2000-v0", m, n) for m, n in TABLE_9] + [("kalah-v0", 6, 4)]
+    if args.midgame:
+        boards_done = []
+        for env_id, pits, seeds in runs:
+            boards_done.append(solve_midgame(env_id, pits, seeds, args))
+            print(f"{env_id} {pits}x{seeds}: {boards_done[-1]['total_nodes']:,} nodes in "
+                  f"{len(boards_done[-1]['positions'])} positions", flush=True)
+            write_text_atomic(args.out, json.dumps({"machine": platform.platform(), "endgame": args.endgame,
+                                                    "boards": boards_done}, indent=2) + "\n")
+        print(f"wrote {args.out}")
+        return 0
     rows: list[dict] = []
     print(f"{'id':<22}{'board':>6}{'value':>7}{'nodes':>15}{'db hits':>13}{'search s':>10}{'db s':>7}"
           f"{'cold s':>8}{'cpu s':>8}{'load':>6}")
