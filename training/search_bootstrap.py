@@ -29,7 +29,8 @@ then fits the networks on the positions collected so far:
 4. **Fitting.** Two MLPs on the encoded mover's observation (``value.encoding``,
    ``mancala_envs.core.encodings``; with ``value.features: moves`` plus the game's move
    features, ``mancala_envs.games.move_features``): the value head (mean squared error) and the policy
-   head (cross-entropy with the search's move, over the legal moves; with move features plus
+   head (cross-entropy with the search's move, or with ``value.policy_teacher: plain`` plain
+   alpha-beta's move at the same depth, over the legal moves; with move features plus
    one weight per column of a move's block, shared by every move), Adam, over a replay buffer of the last
    ``value.replay`` positions. The result goes to ``evaluation.npz`` in the run folder
    (``mancala_envs.agents.learned_eval``) after every iteration, so ``eval=RUN_DIR`` and
@@ -62,7 +63,7 @@ from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, l
                                                own_evaluation, save_evaluation)
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
 from mancala_envs.core.encodings import encoding_spec
-from mancala_envs.games.move_features import move_feature_set
+from mancala_envs.games.move_features import move_feature_set, move_features
 from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.core.game import Game
 
@@ -87,18 +88,23 @@ def _scaled(value: float, margin_scale: float, learned: bool) -> float:
 
 
 def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], settings: dict[str, Any]):
-    """Self-play games, one per seed: (observations, search values, search moves, results, the game's
-    own evaluations for the movers: ``learned_eval.own_evaluation``, legal-move masks), one row per
-    position."""
+    """Self-play games, one per seed: (observations, search values, policy target moves, results, the
+    game's own evaluations for the movers: ``learned_eval.own_evaluation``, legal-move masks, move
+    feature rows: ``settings["features"]``, computed from the states), one row per position."""
     net = evaluation.net() if evaluation is not None else None
+    features = settings["features"]
     tt = TranspositionTable(16)
-    observations, values, moves, results, own, masks = [], [], [], [], [], []
+    plain_tt = TranspositionTable(16)  # plain alpha-beta's values are on another scale: a table of its own
+    plain_teacher = settings["policy_teacher"] == "plain" and net is not None
+    observations, values, moves, results, own, masks, rows = [], [], [], [], [], [], []
     for seed in seeds:
         rng = np.random.default_rng(seed)
+        plain_rng = np.random.default_rng([seed, 1])  # its own: the games are the same whoever teaches the policy
         state = game.new_state(int(rng.integers(2**31)))
         random_plies = int(rng.integers(settings["random_plies"] + 1))
         movers = []
         tt.clear()
+        plain_tt.clear()
         while not state.is_terminal() and not state.is_truncated():
             legal = state.legal_actions()
             if state.plies < random_plies:
@@ -107,10 +113,14 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
             mover = state.current_player
             found = search(state, settings["depth"], tt=tt, rng=rng, evaluation=net)
             observations.append(state.observation(mover))
+            rows.append(move_features(features, game.params, state.array, observations[-1])[0])
             own.append(own_evaluation(state))
             masks.append(state.action_mask() != 0)
             values.append(_scaled(found.value, settings["margin_scale"], net is not None))
-            moves.append(found.best_action)
+            if plain_teacher:  # the policy's target: plain alpha-beta's move (value.policy_teacher)
+                moves.append(search(state, settings["depth"], tt=plain_tt, rng=plain_rng).best_action)
+            else:
+                moves.append(found.best_action)
             movers.append(mover)
             explore = rng.random() < settings["epsilon"]
             state.apply(int(rng.choice(legal)) if explore else found.best_action)
@@ -118,9 +128,9 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
         results.extend(final[m] for m in movers)
     if not observations:
         return (np.zeros((0, game.observation_size), np.float32), np.zeros(0), np.zeros(0, np.int64), np.zeros(0),
-                np.zeros(0), np.zeros((0, game.num_actions), bool))
+                np.zeros(0), np.zeros((0, game.num_actions), bool), np.zeros((0, features.width), np.float32))
     return (np.array(observations, np.float32), np.array(values), np.array(moves, np.int64), np.array(results),
-            np.array(own), np.array(masks, bool))
+            np.array(own), np.array(masks, bool), np.array(rows, np.float32).reshape(-1, features.width))
 
 
 _WORKER: dict[str, Any] = {}
@@ -226,7 +236,8 @@ class SearchBootstrapTrainer(RunTrainer):
                 it = self.state.steps
                 seeds = [self.config.seed * 1_000_003 + it * 10_007 + g for g in range(cfg.games)]
                 settings = {"depth": cfg.depth, "random_plies": cfg.random_plies, "epsilon": cfg.epsilon,
-                            "margin_scale": cfg.margin_scale}
+                            "margin_scale": cfg.margin_scale, "policy_teacher": cfg.policy_teacher,
+                            "features": self.features}
                 jobs = [(evaluation, seeds[w::workers], settings) for w in range(workers)]
                 batches = [b for b in pool.map(_worker_play, jobs) if len(b[0])]
                 positions = self._add_to_buffer(batches)
@@ -256,7 +267,7 @@ class SearchBootstrapTrainer(RunTrainer):
     def _add_to_buffer(self, batches) -> int:
         rng = np.random.default_rng([self.config.seed, self.state.steps])
         share = self.cfg.holdout if self.score_scale > 0 else 0.0  # only the blend's gain needs held-out positions
-        self.buffer.extend((*b, rng.random(len(b[0])) < share) for b in batches)  # + the held-out mask
+        self.buffer.extend((*b, rng.random(len(b[0])) < share) for b in batches)  # + the held-out mask (b[7])
         total = sum(len(b[0]) for b in self.buffer)
         while len(self.buffer) > 1 and total - len(self.buffer[0][0]) >= self.cfg.replay:
             total -= len(self.buffer.pop(0)[0])
@@ -270,10 +281,11 @@ class SearchBootstrapTrainer(RunTrainer):
         results = np.concatenate([b[3] for b in self.buffer])
         own = np.concatenate([b[4] for b in self.buffer])
         legal = torch.from_numpy(np.concatenate([b[5] for b in self.buffer]))
-        held_out = np.concatenate([b[6] for b in self.buffer])
+        feature_rows = np.concatenate([b[6] for b in self.buffer])
+        held_out = np.concatenate([b[7] for b in self.buffer])
         target = (1.0 - cfg.outcome_weight) * search_values + cfg.outcome_weight * results
         target = target - np.tanh(self.score_scale * own)  # the network's share (0 without a blend)
-        x = torch.from_numpy(network_input(self.spec, self.features, obs))
+        x = torch.from_numpy(network_input(self.spec, self.features, obs, feature_rows))
         y = torch.from_numpy(target.astype(np.float32))
         a = torch.from_numpy(moves)
         rng = np.random.default_rng(self.config.seed + self.state.steps)
