@@ -130,7 +130,7 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
         return (np.zeros((0, game.observation_size), np.float32), np.zeros(0), np.zeros(0, np.int64), np.zeros(0),
                 np.zeros(0), np.zeros((0, game.num_actions), bool), np.zeros((0, features.width), np.float32))
     return (np.array(observations, np.float32), np.array(values), np.array(moves, np.int64), np.array(results),
-            np.array(own), np.array(masks, bool), np.array(rows, np.float32).reshape(-1, features.width))
+            np.array(own), np.array(masks, bool), np.array(rows, np.float32).reshape(len(observations), features.width))
 
 
 _WORKER: dict[str, Any] = {}

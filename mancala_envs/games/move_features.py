@@ -1,18 +1,26 @@
-"""Move features: what each move's last card meets, read from the mover's observation alone.
+"""Move features: what each move does, as extra network inputs for the card games.
 
 A network that reads every card of every pile (Rondell: 499 observation entries, Widdershins:
 1901) must learn from a few thousand positions where a move ends, which depends on the
 height of the lifted pile and on which piles are still in the ring. It does not: fitted on
 the raw observation, the bare policy networks of both card games played like random
-(``configs/README.md``). The *move features* compute, for every move, where its last card
-lands and what it finds there, from the observation vector only (no kernel call, no move
-applied), so a network weighs each move by what it does. They are inputs, not rules: a
-chain of further laps after the first landing is not followed.
+(``configs/README.md``). The *move features* give, for every move, what it does, so a
+network weighs each move by its effect. They are inputs, not rules:
+
+* Widdershins' are read from the game's own kernel: every legal move is played by
+  ``widdershins.apply`` on a copy of the position's state, and so is every reply of the
+  opponent on the afterstate; the columns are counts read from those afterstates
+  (``widdershins.player_cards``, ``current_player``, ``returns``). No sowing or capture is
+  computed here: the rules stay in the kernel, sow-on laps and the endings included.
+* Rondell's are computed from the mover's observation (the first landing of each lift; a
+  chain of further laps after it is not followed).
 
 ``features: moves`` in a value config (``value.features``) appends them to the encoded
 observation (``mancala_envs.core.encodings``) as extra input columns; the evaluation file
-records the set (``mancala_envs.agents.learned_eval``), and the jitted forward pass inside
-alpha-beta and MCTS computes them from the leaf's observation (``features_into``).
+records the set and its version (``FEATURE_VERSIONS``; ``mancala_envs.agents.learned_eval``
+refuses a file of another version), and the jitted forward pass inside alpha-beta and MCTS
+computes them at the leaf from its state (``features_into``, through
+``learned_eval.load_features``).
 
 Rondell (family ``rondell``): ``P`` blocks of ``ROND_PER_PILE`` columns, block ``v`` for view
 pile ``v`` (the move lifting it; the ring order of the view is the ring's)
@@ -39,42 +47,39 @@ Every pile may be lifted by either player, so these are the captures open to who
 
 Widdershins (family ``widdershins``): 24 blocks of ``WIDD_PER_MOVE`` columns, block ``a``
 for action ``a`` (0..11: move view stack ``a``; 12..23: the single Ace at view position
-``a - 12`` moves clockwise), then ``WIDD_SUMMARY`` columns. A block is all 0 when the position
-holds no stack of the mover's colour (and, for 12..23, no single Ace). Pass and resign have
-none. The *threat* on a position is the most of the mover's cards one move of the opponent
-could capture by landing there, were it the opponent's turn now (the same computation from the
-opponent's side of the observation: the view turned by 6 positions, the colours swapped).
+``a - 12`` moves clockwise), then ``WIDD_SUMMARY`` columns. A block is all 0 for a move that is
+not legal (``legal_mask``: the row rule, an Ace's second direction); pass and resign have none.
+"Cards" are the cards of a player's colour in play; a move's *captured-card difference* is the
+opponent's cards it captured minus the mover's cards it lost (the change of the mover's card
+lead, which is the change of the mover's score difference under Gering's ending).
 
 =====  =====================================================================================
-col    meaning (moving the mover's stack at view position ``j``)
+col    meaning (the mover plays action ``a``; ``afterstate``: the kernel's state after it)
 =====  =====================================================================================
-0      1 if the row rule allows it (the mover's own row if they own a stack there, else the
-       other row)
-1      1 if the last card lands on a vacant position (the move ends)
-2      1 if it lands, in the mover's colour, on a stack of the mover's: that stack is lifted
-       and sown on (a further lap these features do not follow)
-3      1 if it lands, in the opponent's colour, on an opponent's stack (the move ends)
-4      the opponent's cards captured by the landing / 13
-5      the mover's cards captured by the landing / 13
-6      column 4 minus column 5
-7      1 if the landing position is in the mover's own row
-8      the threat on position ``j`` (the stack the move lifts) / 13
-9      the threat on the landing position / 13
+0      1 (the move is legal)
+1      the opponent's cards the whole move captured / 13 (every sow-on lap included)
+2      the mover's cards it lost / 13
+3      its captured-card difference (column 1 - column 2)
+4      1 if the move ends the game
+5      then the result for the mover (+1, 0, -1; ``returns``); else 0
+6      the opponent's best reply: the most captured-card difference one of their legal replies
+       on the afterstate makes for them (may be negative) / 13; 0 if the game ended
+7      the share of their replies that win cards (difference > 0)
+8      1 if one of their replies ends the game with the mover losing
+9      column 3 - column 6: the mover's card lead gained after the move and the best reply
+10     the opponent's legal replies / 12
 =====  =====================================================================================
 
-The summary: the best column 6 (times 13) among the moves the row rule allows, at least 0,
-/ 13; the same for the opponent's moves (their gain); the share of the 12 positions holding a
-threatened stack of the mover's; the largest threat / 13.
+The summary: the best column 3 and the best column 9 over the legal moves (0 without any), the
+mover's legal actions / 12, and the mover's card lead now (its cards minus the opponent's) / 13.
 
-The landing follows the kernel's sowing (a stack of ``n >= 2`` sows its cards top first onto
-the next ``n`` positions, laps included; a single card moves by its rank, an Ace one
-position either way, J/Q/K across the board) and its capture rule; both are exact for the
-first landing.
+Cost: at most 24 moves and their replies, each a state copy and a kernel move: measured about
+6 us per position on this machine (``benchmarks/leaf_cost.py`` measures it inside alpha-beta).
 
-``move_feature_set(family, options, observation_size)`` gives the set's code, layout and width
+``move_feature_set(name, family, options)`` gives the set's code, layout, width and version
 for a game (``MoveFeatureError`` for a game without move features); ``move_features`` the
-features of a batch of observations (numpy callers), ``features_into`` one observation
-(jitted code).
+features of a batch of positions (states and observations; numpy callers), ``features_into``
+one position (jitted code).
 """
 
 from __future__ import annotations
