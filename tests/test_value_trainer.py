@@ -198,3 +198,29 @@ def test_widdershins_self_play_keeps_the_feature_rows_of_its_states(tmp_path):
     assert np.array_equal(batch[0][0], state.observation(state.current_player))
     expected = move_features(features, game.params, state.array, batch[0][0])[0]
     assert np.array_equal(batch[6][0], expected) and expected.any()
+
+
+def test_soft_policy_targets_are_plain_alphabetas_values_of_every_move():
+    # value.policy_temperature > 0: the policy's target is the softmax of every legal move's plain value
+    from mancala_envs.agents.search import TranspositionTable, search
+    from mancala_envs.registry import make_game
+    from mancala_envs.training.search_bootstrap import root_move_values, soft_target
+
+    game = make_game("kalah-v0")
+    state = game.new_state(0)
+    for action in (2, 5, 1):
+        state.apply(action)
+    values = root_move_values(state, 3, TranspositionTable(16), np.random.default_rng(0))
+    legal = state.legal_actions()
+    assert np.isfinite(values[legal]).all() and np.isinf(np.delete(values, legal)).all()
+    for action in legal:
+        child = state.clone()
+        child.apply(int(action))
+        found = search(child, 2, tt=TranspositionTable(16))
+        assert values[action] == (found.value if child.current_player == state.current_player else -found.value)
+    target = soft_target(values, 1.0)
+    assert target.sum() == pytest.approx(1.0) and np.all(target[np.isinf(values)] == 0)
+    assert np.argmax(target) == np.argmax(values)
+    assert soft_target(np.array([2.0, 2.0, -np.inf]), 0.5).tolist() == [0.5, 0.5, 0.0]  # ties share the target
+    with pytest.raises(ConfigError, match="value.policy_temperature > 0 needs value.policy_teacher: plain"):
+        load_config(QUICK, ["value.policy_temperature=1"])
