@@ -22,6 +22,8 @@ from mancala_envs.agents.search import WIN_BONUS, search
 from mancala_envs.agents.specs import AgentSpecError, make_agent
 from mancala_envs.core.encodings import ENCODINGS, MAX_LEVELS, encode, encoding_spec
 from mancala_envs.games.move_features import MoveFeatureError, move_feature_set, move_features
+from mancala_envs.games.widdershins import pass_turn
+from mancala_envs.core.game import State
 from mancala_envs.registry import make_game
 
 IDS = mancala_envs.list_envs()
@@ -259,14 +261,27 @@ def _features(game, features, positions):
 def _widdershins_reference(game, position):
     """Widdershins' move features computed in Python from the State API: every legal move and every
     reply played by ``State.apply`` (the kernel), the captures read from ``cards_in_play``."""
-    out = np.zeros(24 * 11 + 4)
+    out = np.zeros(24 * 12 + 5)
     me = position.current_player
     if me < 0:
         return out
 
-    def diff(state):  # the mover's cards in play minus the opponent's
+    def diff(state, who=me):  # ``who``'s cards in play minus the other's
         cards = game.cards_in_play(state)
-        return cards[me] - cards[1 - me]
+        return cards[who] - cards[1 - who]
+
+    def follow_up(state, who):  # ``who``'s best capture on ``state`` were it their turn (a null move)
+        array = state.array.copy()
+        pass_turn(array, game.params)
+        null = State(game, array)
+        if null.current_player != who:
+            return 0
+        gains = []
+        for b in null.legal_actions():
+            after = null.clone()
+            after.apply(int(b))
+            gains.append(diff(after, who) - diff(null, who))
+        return max(gains)
 
     before = game.cards_in_play(position)
     gains, nets = [], []
@@ -277,7 +292,7 @@ def _widdershins_reference(game, position):
         child.apply(int(a))
         after = game.cards_in_play(child)
         captured, lost = before[1 - me] - after[1 - me], before[me] - after[me]
-        row = out[a * 11:(a + 1) * 11]
+        row = out[a * 12:(a + 1) * 12]
         row[:4] = [1, captured / 13, lost / 13, (captured - lost) / 13]
         net = captured - lost
         if child.is_terminal():
@@ -291,14 +306,16 @@ def _widdershins_reference(game, position):
             best = max(g for g, _ in replies)
             row[6:9] = [best / 13, np.mean([g > 0 for g, _ in replies]), any(lose for _, lose in replies)]
             row[10] = len(replies) / 12
+            row[11] = follow_up(child, me) / 13
             net -= best
         row[9] = net / 13
         gains.append(captured - lost)
         nets.append(net)
     if gains:
-        out[-4:-2] = [max(gains) / 13, max(nets) / 13]
-    out[-2] = len(position.legal_actions()) / 12
-    out[-1] = (before[me] - before[1 - me]) / 13
+        out[-5:-3] = [max(gains) / 13, max(nets) / 13]
+    out[-3] = len(position.legal_actions()) / 12
+    out[-2] = (before[me] - before[1 - me]) / 13
+    out[-1] = follow_up(position, 1 - me) / 13
     return out
 
 
@@ -323,10 +340,10 @@ def test_widdershins_move_features_are_the_kernels_afterstates(env_id):
                 child.apply(int(a))
                 score_change = (child.scores()[me] - child.scores()[1 - me]) - (position.scores()[me] - position.scores()[1 - me])
                 if game.info(child).get("end") != "repetition":  # a repetition draw scores 0-0
-                    assert row[a * 11 + 3] * 13 == pytest.approx(score_change)
+                    assert row[a * 12 + 3] * 13 == pytest.approx(score_change)
                 moved += 1
     assert env_id != "widdershins-v0" or moved > 200
-    assert rows[:, 3::11].any() and rows[:, 6::11].any()  # captures and replies that capture occur
+    assert rows[:, 3:288:12].any() and rows[:, 6:288:12].any() and rows[:, 11:288:12].any()  # all occur
 
 
 @pytest.mark.parametrize("env_id", [i for i in MOVE_FEATURE_IDS if make_game(i).family == "rondell"])

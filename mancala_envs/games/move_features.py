@@ -68,13 +68,20 @@ col    meaning (the mover plays action ``a``; ``afterstate``: the kernel's state
 8      1 if one of their replies ends the game with the mover losing
 9      column 3 - column 6: the mover's card lead gained after the move and the best reply
 10     the opponent's legal replies / 12
+11     the mover's follow-up threat: the most captured-card difference one move of the mover
+       could make on the afterstate were it their turn again (the opponent's turn skipped,
+       ``widdershins.pass_turn``; 0 if the mover would have no move there) / 13
 =====  =====================================================================================
 
 The summary: the best column 3 and the best column 9 over the legal moves (0 without any), the
-mover's legal actions / 12, and the mover's card lead now (its cards minus the opponent's) / 13.
+mover's legal actions / 12, the mover's card lead now (its cards minus the opponent's) / 13,
+and the threat now: the most captured-card difference one move of the opponent could make on
+the position were it their turn (a null move) / 13.
 
-Cost: at most 24 moves and their replies, each a state copy and a kernel move: measured about
-6 us per position on this machine (``benchmarks/leaf_cost.py`` measures it inside alpha-beta).
+Columns 6-11 and the threat are look-ahead of one move by each side, not a search: the
+bare policy network (``policy:RUN``) sees what a move wins, what the reply can win back, and
+what the move threatens next. Cost: at most 24 moves, their replies and follow-ups, each a
+state copy and a kernel move: measured about 12 us per position on this machine (``benchmarks/leaf_cost.py`` measures it inside alpha-beta).
 
 ``move_feature_set(name, family, options)`` gives the set's code, layout, width and version
 for a game (``MoveFeatureError`` for a game without move features); ``move_features`` the
@@ -96,6 +103,7 @@ from .widdershins import A_ACE_CW, CAP, NUM_ACTIONS, N_POS
 from .widdershins import apply as widdershins_apply
 from .widdershins import current_player as widdershins_current_player
 from .widdershins import legal_mask as widdershins_legal_mask
+from .widdershins import pass_turn as widdershins_pass_turn
 from .widdershins import player_cards as widdershins_player_cards
 from .widdershins import returns as widdershins_returns
 
@@ -107,12 +115,12 @@ FEATURE_SETS = ("none", "moves")
 F_NONE, F_RONDELL, F_WIDDERSHINS = 0, 1, 2
 ROND_PER_PILE = 8
 ROND_SUMMARY = 3
-WIDD_PER_MOVE = 11
-WIDD_SUMMARY = 4
+WIDD_PER_MOVE = 12
+WIDD_SUMMARY = 5
 WIDD_POSITIONS, WIDD_CAP, WIDD_MOVES, WIDD_ACTIONS = N_POS, CAP, 2 * A_ACE_CW, NUM_ACTIONS  # the kernel's sizes
 #: Each family's feature set version, stored in evaluation files (``learned_eval``): a file written
 #: with another version of the columns is refused (its weights would read the wrong inputs).
-#: Widdershins 2: every column read from the afterstates the kernel plays (version 1: the first
+#: Widdershins 2: every column read from the afterstates the kernel plays, the follow-up threat included (version 1: the first
 #: landing simulated on the observation).
 FEATURE_VERSIONS = {"rondell": 1, "widdershins": 2}
 
@@ -238,6 +246,19 @@ def _widdershins_replies(after, params, me, reply, mask, result):
 
 
 @cached_njit
+def _widdershins_follow_up(after, params, me, null, reply, mask, result):
+    """The most captured-card difference ``me`` could make with one move on ``after`` were it their
+    turn again: the opponent's turn skipped (``widdershins.pass_turn``, a null move), each of
+    ``me``'s moves played by the kernel. 0 when ``me`` would have no move there."""
+    copy_into(null, after)
+    widdershins_pass_turn(null, params)
+    if widdershins_current_player(null, params) != me:
+        return 0
+    count, best, _, _ = _widdershins_replies(null, params, 1 - me, reply, mask, result)
+    return best if count > 0 else 0
+
+
+@cached_njit
 def _widdershins(state, params, out):
     """Every block and the summary (module docstring), each move played by the kernel on a copy."""
     me = widdershins_current_player(state, params)
@@ -247,6 +268,7 @@ def _widdershins(state, params, out):
     reply_mask = np.zeros(WIDD_ACTIONS, np.int8)
     after = np.empty_like(state)
     reply = np.empty_like(state)
+    null = np.empty_like(state)
     result = np.zeros(2, np.float64)
     legal = widdershins_legal_mask(state, params, mask)
     mine, theirs = widdershins_player_cards(state, me), widdershins_player_cards(state, 1 - me)
@@ -274,6 +296,7 @@ def _widdershins(state, params, out):
             out[o + 7] = gaining / count
             out[o + 8] = losing
             out[o + 10] = count / 12.0
+            out[o + 11] = _widdershins_follow_up(after, params, me, null, reply, reply_mask, result) / 13.0
             net -= best
         out[o + 9] = net / 13.0
         best_gain = max(best_gain, captured - lost)
@@ -284,6 +307,7 @@ def _widdershins(state, params, out):
         out[o + 1] = best_net / 13.0
     out[o + 2] = legal / 12.0
     out[o + 3] = (mine - theirs) / 13.0
+    out[o + 4] = _widdershins_follow_up(state, params, 1 - me, null, reply, reply_mask, result) / 13.0
 
 
 # -- both ---------------------------------------------------------------------------------------

@@ -279,6 +279,14 @@ def player_cards(state, player):
 
 
 @njit(cache=True)
+def pass_turn(state, params):
+    """Give the turn to the other player without a move: a *null move*, not a rule of the game
+    (the repetition record is left as it is). For look-ahead features that ask what a player
+    could capture were it their turn (``mancala_envs.games.move_features``)."""
+    state[O_HEAD + H_TO_MOVE] = 1 - state[O_HEAD + H_TO_MOVE]
+
+
+@njit(cache=True)
 def _position_hash(state):
     """The position's hash: the stacks' share, kept in the header, and the position fields."""
     return state[O_HEAD + H_HASH] ^ fields_hash(state, N_POS, CAP, O_HEAD, POSITION_FIELDS)
