@@ -266,9 +266,9 @@ def _widdershins_reference(game, position):
     if me < 0:
         return out
 
-    def diff(state, who=me):  # ``who``'s cards in play minus the other's
-        cards = game.cards_in_play(state)
-        return cards[who] - cards[1 - who]
+    def diff(state, who=me):  # ``who``'s score minus the other's
+        scores = state.scores()
+        return scores[who] - scores[1 - who]
 
     def follow_up(state, who):  # ``who``'s best capture on ``state`` were it their turn (a null move)
         array = state.array.copy()
@@ -293,8 +293,9 @@ def _widdershins_reference(game, position):
         after = game.cards_in_play(child)
         captured, lost = before[1 - me] - after[1 - me], before[me] - after[me]
         row = out[a * 12:(a + 1) * 12]
-        row[:4] = [1, captured / 13, lost / 13, (captured - lost) / 13]
-        net = captured - lost
+        gained = diff(child) - diff(position)
+        row[:4] = [1, captured / 13, lost / 13, gained / 13]
+        net = gained
         if child.is_terminal():
             row[4], row[5] = 1, child.returns()[me]
         else:
@@ -309,21 +310,21 @@ def _widdershins_reference(game, position):
             row[11] = follow_up(child, me) / 13
             net -= best
         row[9] = net / 13
-        gains.append(captured - lost)
+        gains.append(gained)
         nets.append(net)
     if gains:
         out[-5:-3] = [max(gains) / 13, max(nets) / 13]
     out[-3] = len(position.legal_actions()) / 12
-    out[-2] = (before[me] - before[1 - me]) / 13
+    out[-2] = diff(position) / 13
     out[-1] = follow_up(position, 1 - me) / 13
     return out
 
 
 @pytest.mark.parametrize("env_id", ["widdershins-v0", "widdershins-parlett-v0"])
 def test_widdershins_move_features_are_the_kernels_afterstates(env_id):
-    """The jitted features equal a Python computation over ``State.apply``: each move's captured-card
-    difference (column 3) is the change of the mover's score difference the kernel's move makes
-    (Gering's score: the difference of the cards in play), sow-on laps included."""
+    """The jitted features equal a Python computation over ``State.apply``: each move's gain (column 3)
+    is the change of the mover's score difference the kernel's move makes, sow-on laps included;
+    under Gering's ending the captured cards (columns 1, 2) unless the move draws by repetition."""
     game = make_game(env_id)
     features = move_feature_set("moves", game.family, game.options)
     positions = random_positions(game, 80, seed=11)
@@ -339,8 +340,9 @@ def test_widdershins_move_features_are_the_kernels_afterstates(env_id):
                 child = position.clone()
                 child.apply(int(a))
                 score_change = (child.scores()[me] - child.scores()[1 - me]) - (position.scores()[me] - position.scores()[1 - me])
+                assert row[a * 12 + 3] * 13 == pytest.approx(score_change)
                 if game.info(child).get("end") != "repetition":  # a repetition draw scores 0-0
-                    assert row[a * 12 + 3] * 13 == pytest.approx(score_change)
+                    assert row[a * 12 + 3] == pytest.approx(row[a * 12 + 1] - row[a * 12 + 2])
                 moved += 1
     assert env_id != "widdershins-v0" or moved > 200
     assert rows[:, 3:288:12].any() and rows[:, 6:288:12].any() and rows[:, 11:288:12].any()  # all occur

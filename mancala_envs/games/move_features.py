@@ -49,9 +49,11 @@ Widdershins (family ``widdershins``): 24 blocks of ``WIDD_PER_MOVE`` columns, bl
 for action ``a`` (0..11: move view stack ``a``; 12..23: the single Ace at view position
 ``a - 12`` moves clockwise), then ``WIDD_SUMMARY`` columns. A block is all 0 for a move that is
 not legal (``legal_mask``: the row rule, an Ace's second direction); pass and resign have none.
-"Cards" are the cards of a player's colour in play; a move's *captured-card difference* is the
-opponent's cards it captured minus the mover's cards it lost (the change of the mover's card
-lead, which is the change of the mover's score difference under Gering's ending).
+"Cards" are the cards of a player's colour in play; a move's *gain* is the change of the
+mover's score difference (``scores``: the mover's score minus the opponent's) that the kernel's
+move makes. Under Gering's ending that is the opponent's cards captured minus the mover's cards
+lost, except that a move completing a repetition (a draw, scored 0-0) gains minus the lead:
+so a network sees that repeating a position throws a lead away.
 
 =====  =====================================================================================
 col    meaning (the mover plays action ``a``; ``afterstate``: the kernel's state after it)
@@ -59,24 +61,24 @@ col    meaning (the mover plays action ``a``; ``afterstate``: the kernel's state
 0      1 (the move is legal)
 1      the opponent's cards the whole move captured / 13 (every sow-on lap included)
 2      the mover's cards it lost / 13
-3      its captured-card difference (column 1 - column 2)
+3      its gain (Gering: column 1 - column 2, unless it draws by repetition) / 13
 4      1 if the move ends the game
 5      then the result for the mover (+1, 0, -1; ``returns``); else 0
-6      the opponent's best reply: the most captured-card difference one of their legal replies
-       on the afterstate makes for them (may be negative) / 13; 0 if the game ended
-7      the share of their replies that win cards (difference > 0)
+6      the opponent's best reply: the most gain one of their legal replies on the afterstate
+       makes for them (may be negative) / 13; 0 if the game ended
+7      the share of their replies with a gain > 0
 8      1 if one of their replies ends the game with the mover losing
-9      column 3 - column 6: the mover's card lead gained after the move and the best reply
+9      column 3 - column 6: the mover's gain after the move and the best reply
 10     the opponent's legal replies / 12
-11     the mover's follow-up threat: the most captured-card difference one move of the mover
-       could make on the afterstate were it their turn again (the opponent's turn skipped,
+11     the mover's follow-up threat: the most gain one move of the mover could make on the
+       afterstate were it their turn again (the opponent's turn skipped,
        ``widdershins.pass_turn``; 0 if the mover would have no move there) / 13
 =====  =====================================================================================
 
 The summary: the best column 3 and the best column 9 over the legal moves (0 without any), the
-mover's legal actions / 12, the mover's card lead now (its cards minus the opponent's) / 13,
-and the threat now: the most captured-card difference one move of the opponent could make on
-the position were it their turn (a null move) / 13.
+mover's legal actions / 12, the mover's score difference now / 13, and the threat now: the
+most gain one move of the opponent could make on the position were it their turn (a null
+move) / 13.
 
 Columns 6-11 and the threat are look-ahead of one move by each side, not a search: the
 bare policy network (``policy:RUN``) sees what a move wins, what the reply can win back, and
@@ -106,6 +108,7 @@ from .widdershins import legal_mask as widdershins_legal_mask
 from .widdershins import pass_turn as widdershins_pass_turn
 from .widdershins import player_cards as widdershins_player_cards
 from .widdershins import returns as widdershins_returns
+from .widdershins import scores as widdershins_scores
 
 __all__ = ["FEATURE_SETS", "MoveFeatureError", "MoveFeatures", "features_into", "move_feature_set",
            "move_features"]
@@ -218,25 +221,26 @@ def _rondell_summary(P, out, o):
 
 
 @njit(cache=True, inline="always")
-def _cards_difference(state, me):
-    """The mover's cards in play minus the opponent's (the kernel's count, ``widdershins.player_cards``)."""
-    return widdershins_player_cards(state, me) - widdershins_player_cards(state, 1 - me)
+def _score_difference(state, params, me, buffer):
+    """``me``'s score minus the opponent's (the kernel's ``scores``; ``buffer``: float64[2] scratch)."""
+    widdershins_scores(state, params, buffer)
+    return np.int64(buffer[me] - buffer[1 - me])
 
 
 @cached_njit
 def _widdershins_replies(after, params, me, reply, mask, result):
     """The opponent's replies on ``after`` (their turn), each played by the kernel on ``reply``:
-    (legal replies, their best captured-card difference, replies that gain cards, 1 if one ends
+    (legal replies, their best gain (the change of their score difference), replies with a gain, 1 if one ends
     the game with ``me`` losing)."""
     count = widdershins_legal_mask(after, params, mask)
-    base = _cards_difference(after, me)
+    base = _score_difference(after, params, me, result)
     best, gaining, losing = -2 * WIDD_CAP, 0, 0
     for b in range(mask.shape[0]):
         if mask[b] == 0:
             continue
         copy_into(reply, after)
         widdershins_apply(reply, params, b)
-        gain = base - _cards_difference(reply, me)
+        gain = base - _score_difference(reply, params, me, result)
         best = max(best, gain)
         gaining += 1 if gain > 0 else 0
         if widdershins_current_player(reply, params) < 0:
@@ -247,7 +251,7 @@ def _widdershins_replies(after, params, me, reply, mask, result):
 
 @cached_njit
 def _widdershins_follow_up(after, params, me, null, reply, mask, result):
-    """The most captured-card difference ``me`` could make with one move on ``after`` were it their
+    """The most gain ``me`` could make with one move on ``after`` were it their
     turn again: the opponent's turn skipped (``widdershins.pass_turn``, a null move), each of
     ``me``'s moves played by the kernel. 0 when ``me`` would have no move there."""
     copy_into(null, after)
@@ -272,6 +276,7 @@ def _widdershins(state, params, out):
     result = np.zeros(2, np.float64)
     legal = widdershins_legal_mask(state, params, mask)
     mine, theirs = widdershins_player_cards(state, me), widdershins_player_cards(state, 1 - me)
+    lead = _score_difference(state, params, me, result)
     best_gain, best_net = -2 * WIDD_CAP, -2 * WIDD_CAP
     for a in range(WIDD_MOVES):
         if mask[a] == 0:
@@ -280,12 +285,13 @@ def _widdershins(state, params, out):
         widdershins_apply(after, params, a)
         captured = theirs - widdershins_player_cards(after, 1 - me)
         lost = mine - widdershins_player_cards(after, me)
+        gained = _score_difference(after, params, me, result) - lead
         o = a * WIDD_PER_MOVE
         out[o] = 1.0
         out[o + 1] = captured / 13.0
         out[o + 2] = lost / 13.0
-        out[o + 3] = (captured - lost) / 13.0
-        net = captured - lost
+        out[o + 3] = gained / 13.0
+        net = gained
         if widdershins_current_player(after, params) < 0:
             widdershins_returns(after, params, result)
             out[o + 4] = 1.0
@@ -299,14 +305,14 @@ def _widdershins(state, params, out):
             out[o + 11] = _widdershins_follow_up(after, params, me, null, reply, reply_mask, result) / 13.0
             net -= best
         out[o + 9] = net / 13.0
-        best_gain = max(best_gain, captured - lost)
+        best_gain = max(best_gain, gained)
         best_net = max(best_net, net)
     o = WIDD_MOVES * WIDD_PER_MOVE
     if best_gain > -2 * WIDD_CAP:
         out[o] = best_gain / 13.0
         out[o + 1] = best_net / 13.0
     out[o + 2] = legal / 12.0
-    out[o + 3] = (mine - theirs) / 13.0
+    out[o + 3] = lead / 13.0
     out[o + 4] = _widdershins_follow_up(state, params, 1 - me, null, reply, reply_mask, result) / 13.0
 
 
