@@ -222,5 +222,13 @@ def test_soft_policy_targets_are_plain_alphabetas_values_of_every_move():
     assert target.sum() == pytest.approx(1.0) and np.all(target[np.isinf(values)] == 0)
     assert np.argmax(target) == np.argmax(values)
     assert soft_target(np.array([2.0, 2.0, -np.inf]), 0.5).tolist() == [0.5, 0.5, 0.0]  # ties share the target
+    # self-play writes them from the first iteration on (no evaluation yet: the search is plain alpha-beta)
+    from mancala_envs.games.move_features import move_feature_set
+    from mancala_envs.training.search_bootstrap import play_games
+    settings = {"depth": 2, "random_plies": 2, "epsilon": 0.0, "margin_scale": 6.0, "policy_teacher": "plain",
+                "policy_temperature": 1.0, "features": move_feature_set("none", game.family, game.options)}
+    batch = play_games(game, None, [3], settings)
+    assert batch[7].shape == (len(batch[0]), game.num_actions) and np.allclose(batch[7].sum(axis=1), 1)
+    assert np.all(batch[7][~batch[5]] == 0)  # no target on an illegal move
     with pytest.raises(ConfigError, match="value.policy_temperature > 0 needs value.policy_teacher: plain"):
         load_config(QUICK, ["value.policy_temperature=1"])

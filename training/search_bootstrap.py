@@ -128,7 +128,8 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
     tt = TranspositionTable(16)
     plain_tt = TranspositionTable(16)  # plain alpha-beta's values are on another scale: a table of its own
     plain_teacher = settings["policy_teacher"] == "plain" and net is not None
-    temperature = settings.get("policy_temperature", 0.0)
+    # soft targets from the first iteration on (without an evaluation the search is plain alpha-beta)
+    temperature = settings.get("policy_temperature", 0.0) if settings["policy_teacher"] == "plain" else 0.0
     observations, values, moves, results, own, masks, rows, soft = [], [], [], [], [], [], [], []
     for seed in seeds:
         rng = np.random.default_rng(seed)
@@ -150,7 +151,7 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
             own.append(own_evaluation(state))
             masks.append(state.action_mask() != 0)
             values.append(_scaled(found.value, settings["margin_scale"], net is not None))
-            if plain_teacher and temperature > 0:  # every move's plain value (value.policy_temperature)
+            if temperature > 0:  # every move's plain value (value.policy_temperature)
                 move_values = root_move_values(state, settings["depth"], plain_tt, plain_rng)
                 soft.append(soft_target(move_values, temperature))
                 moves.append(int(np.argmax(move_values)))
