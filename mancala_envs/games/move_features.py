@@ -230,8 +230,8 @@ def _score_difference(state, params, me, buffer):
 @cached_njit
 def _widdershins_replies(after, params, me, reply, mask, result):
     """The opponent's replies on ``after`` (their turn), each played by the kernel on ``reply``:
-    (legal replies, their best gain (the change of their score difference), replies with a gain, 1 if one ends
-    the game with ``me`` losing)."""
+    (legal replies, their best gain (the change of their score difference), replies with a gain,
+    1 if one ends the game with ``me`` losing)."""
     count = widdershins_legal_mask(after, params, mask)
     base = _score_difference(after, params, me, result)
     best, gaining, losing = -2 * WIDD_CAP, 0, 0
