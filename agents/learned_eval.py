@@ -25,9 +25,13 @@ key                                       value
                                           ``per_block``), so what is learned of one move carries to all
 ``source``                                who wrote it (``"ppo"``, ``"search-bootstrap"``, ...)
 ``features``                              optional, default ``"none"``: ``"moves"`` appends the game's
-                                          move features (``mancala_envs.games.move_features``: where each
-                                          move's last card lands and what it captures there) to the
-                                          encoded observation; the layers' input width counts them
+                                          move features (``mancala_envs.games.move_features``: what each
+                                          move captures, and for Widdershins what the opponent can
+                                          capture in reply) to the encoded observation; the layers'
+                                          input width counts them
+``features_version``                      with ``"moves"``: the version of the game's feature columns
+                                          (``move_features.FEATURE_VERSIONS``; a file without it has
+                                          version 1); a file of another version is refused
 ``score_scale``                           optional float, default 0: with ``s > 0`` the value of a
                                           position is ``tanh(s * h)`` plus the network's output,
                                           ``h`` the game's own evaluation for the player to move
@@ -43,6 +47,10 @@ every weight set and depth of network, so the search loops compiled once take an
 evaluation as an argument (no recompilation, no Python call per node). ``net_value`` and
 ``net_policy`` are the jitted forward passes; ``LearnedEval.value`` and ``.policy_logits``
 are the numpy ones on batches (the reference the tests compare the jitted pass with).
+Move features are computed from the position's state by the game's kernel (Widdershins plays
+every move on a copy), so a caller of the jitted passes first loads them with
+``load_features(net, state, params)`` (the observation already in ``net.obs``), and the numpy
+passes take the positions' states (``states=``) or their feature rows (``rows=``).
 
 With ``score_scale`` (the *score blend*) a search with an untrained network plays exactly
 as plain alpha-beta (``tanh`` keeps the order of the values), so what the network learns
@@ -73,13 +81,14 @@ from mancala_envs.core.encodings import ENCODINGS, EncodingSpec, encode, encodin
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.files import atomic_output
 from mancala_envs.core.game import Game, State
-from mancala_envs.games.move_features import MoveFeatureError, MoveFeatures, features_into, move_feature_set, move_features
+from mancala_envs.games.move_features import (MoveFeatureError, MoveFeatures, features_into, move_feature_set,
+                                              move_features)
 from mancala_envs.registry import make_game
 
 from .base import Agent
 
 __all__ = ["EVAL_FILE", "EVAL_FORMAT", "EvalFileError", "EvalNet", "LearnedEval", "LearnedPolicyAgent",
-           "blended_value", "input_width", "load_evaluation", "net_policy", "net_value", "network_input",
+           "blended_value", "input_width", "load_evaluation", "load_features", "net_policy", "net_value", "network_input",
            "own_evaluation", "save_evaluation"]
 
 EVAL_FORMAT = "mancala-eval-1"
@@ -169,6 +178,7 @@ def save_evaluation(path: str | Path, game: Game, encoding: str, activation: str
     arrays: dict[str, Any] = {
         "format": EVAL_FORMAT, "env_id": game.env_id, "options": options_json(game), "encoding": encoding,
         "activation": activation, "source": str(source), "score_scale": float(score_scale), "features": features,
+        "features_version": feats.version,
     }
     for head, layers, outputs in (("value", value, 1), ("policy", policy, game.num_actions)):
         if layers is None:
@@ -212,10 +222,18 @@ def input_width(game: Game, encoding: str, features: str = "none") -> int:
     return _spec_for(game, encoding, "input_width").width + _features_for(game, features, "input_width").width
 
 
-def network_input(spec: EncodingSpec, features: MoveFeatures, observations: np.ndarray) -> np.ndarray:
-    """The networks' input for a batch of mover's observations (n, O): float32 (n, input width)."""
+def network_input(spec: EncodingSpec, features: MoveFeatures, observations: np.ndarray,
+                  rows: np.ndarray | None = None) -> np.ndarray:
+    """The networks' input for a batch of mover's observations (n, O) and, with move features,
+    their feature rows (n, F) (``move_features``): float32 (n, input width)."""
     x = encode(spec, np.atleast_2d(observations))
-    return np.concatenate([x, move_features(features, observations)], axis=1) if features.width else x
+    if not features.width:
+        return x
+    if rows is None or np.shape(rows) != (len(x), features.width):
+        raise EvalFileError(f"the {features.name!r} move features are computed from the game's states: give "
+                            f"{len(x)} feature rows of {features.width} (move_features), got "
+                            f"{None if rows is None else np.shape(rows)}")
+    return np.concatenate([x, np.asarray(rows, np.float32)], axis=1)
 
 
 def _spec_for(game: Game, encoding: str, where: str) -> EncodingSpec:
@@ -263,6 +281,7 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
             source = str(data["source"][()]) if "source" in data else ""
             score_scale = float(data["score_scale"][()]) if "score_scale" in data else 0.0
             features = str(data["features"][()]) if "features" in data else "none"
+            version = int(data["features_version"][()]) if "features_version" in data else 1
             value = _read_layers(data, "value", where)
             policy_move = np.array(data["policy_move_weights"]) if "policy_move_weights" in data else None
             policy = _read_layers(data, "policy", where)
@@ -284,6 +303,12 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
     _check_score_scale(score_scale, where)
     spec = _spec_for(game, encoding, where)
     feats = _features_for(game, features, where)
+    if feats.width and version != feats.version:
+        raise EvalFileError(
+            f"{where} was trained on version {version} of {game.family}'s move features; this package computes "
+            f"version {feats.version} (mancala_envs.games.move_features), whose columns its weights cannot read: "
+            f"train the run again"
+        )
     value = _check_layers(f"{where} (value)", value, spec.width + feats.width, 1)
     if policy is not None:
         policy = _check_layers(f"{where} (policy)", policy, spec.width + feats.width, game.num_actions)
@@ -400,32 +425,46 @@ class LearnedEval:
                              self.policy_layers or [], widest,
                              self.game.observation_size, self.features, self.spec.width, self.policy_move)
 
-    def _forward(self, layers, observations: np.ndarray) -> np.ndarray:
-        x = network_input(self.spec, self.features, observations).astype(np.float64)
+    def feature_rows(self, states: np.ndarray, observations: np.ndarray) -> np.ndarray:
+        """The move features (n, F) of positions given by their states (n, S) and mover's observations."""
+        return move_features(self.features, self.game.params, states, observations)
+
+    def _rows(self, observations: np.ndarray, states: np.ndarray | None, rows: np.ndarray | None):
+        if self.features.width and rows is None and states is not None:
+            return self.feature_rows(states, observations)
+        return rows
+
+    def _forward(self, layers, observations: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+        x = network_input(self.spec, self.features, observations, rows).astype(np.float64)
         for i, (w, b) in enumerate(layers):
             x = x @ w.astype(np.float64) + b.astype(np.float64)
             if i < len(layers) - 1:
                 x = np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
         return x
 
-    def value(self, observations: np.ndarray, own: np.ndarray | None = None) -> np.ndarray:
+    def value(self, observations: np.ndarray, own: np.ndarray | None = None, states: np.ndarray | None = None,
+              rows: np.ndarray | None = None) -> np.ndarray:
         """The value head (unclipped) of a batch of mover's observations (n, O): shape (n,).
 
         With ``own`` (the game's own evaluations of the positions, ``own_evaluation``, (n,)),
         the blended value the search uses (``tanh(score_scale * h)`` added; still unclipped).
+        With move features, the positions' states (n, S) or their feature rows (n, F).
         """
-        out = self._forward(self.value_layers, observations)[:, 0]
+        out = self._forward(self.value_layers, observations, self._rows(observations, states, rows))[:, 0]
         if own is not None and self.score_scale > 0:
             out = out + np.tanh(self.score_scale * np.asarray(own, np.float64))
         return out
 
-    def policy_logits(self, observations: np.ndarray) -> np.ndarray:
-        """The policy head's logits of a batch of observations (n, O): shape (n, num_actions)."""
+    def policy_logits(self, observations: np.ndarray, states: np.ndarray | None = None,
+                      rows: np.ndarray | None = None) -> np.ndarray:
+        """The policy head's logits of a batch of observations (n, O): shape (n, num_actions)
+        (with move features, the positions' states or feature rows, as ``value``)."""
         if self.policy_layers is None:
             raise EvalFileError(f"{self.path}: the evaluation has no policy head")
-        logits = self._forward(self.policy_layers, observations)
+        rows = self._rows(observations, states, rows)
+        logits = self._forward(self.policy_layers, observations, rows)
         if self.policy_move is not None:
-            f = move_features(self.features, observations)
+            f = np.asarray(rows, np.float32)
             blocks, per = self.features.blocks, self.features.per_block
             moves = f[:, :blocks * per].reshape(len(f), blocks, per).astype(np.float64)
             logits[:, :blocks] += moves @ self.policy_move.astype(np.float64)
@@ -458,9 +497,18 @@ def _activate(values, count, relu):
 
 
 @cached_njit
-def _add_move_features(net, obs, weights, shape):
-    """Add the move features' share of the first layer (rows after the encoded observation's)."""
-    features_into(net.features, net.feature_layout, obs, net.feats)
+def load_features(net, state, params):
+    """Compute the move features of the position ``state`` (the kernel's state and ``params``) into
+    ``net.feats``, its mover's observation already in ``net.obs``: what the next forward passes
+    (``net_value``, ``net_policy``, ``blended_value``) read. Nothing to do without move features."""
+    if net.features != 0:
+        features_into(net.features, net.feature_layout, state, params, net.obs, net.feats)
+
+
+@cached_njit
+def _add_move_features(net, weights, shape):
+    """Add the move features' share (``net.feats``, ``load_features``) of the first layer (rows after
+    the encoded observation's)."""
     outputs = shape[1]
     for i in range(net.feats.shape[0]):
         x = np.float64(net.feats[i])
@@ -477,7 +525,7 @@ def _forward(net, shapes, weights, biases, obs):
     first_layer_into(net.code, obs, net.low, net.scale, net.levels, weights, shapes[0, 2], biases, shapes[0, 3],
                      net.hidden_a[: shapes[0, 1]])
     if net.features != 0:
-        _add_move_features(net, obs, weights, shapes[0])
+        _add_move_features(net, weights, shapes[0])
     if layers > 1:
         _activate(net.hidden_a, shapes[0, 1], net.relu)
     source, target = net.hidden_a, net.hidden_b
@@ -489,7 +537,8 @@ def _forward(net, shapes, weights, biases, obs):
 
 @cached_njit
 def net_value(net, obs):
-    """The value head on one mover's observation ``obs`` (float32[O]), unclipped."""
+    """The value head on one mover's observation ``obs`` (float32[O]), unclipped (with move
+    features: those ``load_features`` put in ``net.feats``)."""
     return _forward(net, net.value_shapes, net.value_weights, net.value_biases, obs)[0]
 
 
@@ -541,7 +590,9 @@ class LearnedPolicyAgent(Agent):
 
     def act(self, state: State) -> int:
         self.evaluation.check_game(state.game)
-        net_policy(self._net, state.observation(state.current_player), self._logits)
+        self._net.obs[:] = state.observation(state.current_player)
+        load_features(self._net, state.array, state.game.params)
+        net_policy(self._net, self._net.obs, self._logits)
         mask = state.action_mask()
         logits = np.where(mask != 0, self._logits, -np.inf)
         best = np.flatnonzero(logits == logits.max())

@@ -64,7 +64,7 @@ from mancala_envs.core.inline import inline_kernel, inlined, unowned
 from mancala_envs.core.jit_helpers import copy_into, past_deadline, random_below, random_legal_action
 
 from .base import Agent
-from .learned_eval import EvalNet, LearnedEval, blended_value, load_evaluation, net_policy
+from .learned_eval import EvalNet, LearnedEval, blended_value, load_evaluation, load_features, net_policy
 from .search import _no_heuristic
 
 __all__ = ["MCTSAgent", "MCTSResult", "mcts_search"]
@@ -248,6 +248,7 @@ def _build_mcts(kernel, heuristic):
         """The policy head's softmax over the node's legal moves into ``tree.prior[node]``."""
         net = scratch.evaluation
         observe(tree.node_states[node], params, tree.node_player[node], net.obs)
+        load_features(net, tree.node_states[node], params)  # move features, from the node's state
         net_policy(net, net.obs, scratch.logits)
         top = -1e300
         for a in range(scratch.logits.shape[0]):
@@ -275,6 +276,7 @@ def _build_mcts(kernel, heuristic):
         else:
             net = scratch.evaluation
             observe(position, params, player, net.obs)
+            load_features(net, position, params)  # move features, from the node's state
             own = 0.0
             if net.score_scale <= 0.0:
                 pass  # no blend: the network alone

@@ -100,7 +100,7 @@ from mancala_envs.core.inline import inline_kernel, inlined, unowned
 from mancala_envs.core.jit_helpers import copy_into, hash_observations, hash_state, past_deadline
 
 from .base import Agent
-from .learned_eval import EvalNet, LearnedEval, blended_value, load_evaluation
+from .learned_eval import EvalNet, LearnedEval, blended_value, load_evaluation, load_features
 
 __all__ = ["AlphaBetaAgent", "SearchStats", "TranspositionTable", "search"]
 
@@ -376,6 +376,7 @@ def _build_negamax(kernel, heuristic):
         """The learned evaluation of a leaf for ``me`` (with its score blend), clipped to [-1, 1]."""
         net = buffers.evaluation
         observe(leaf, params, leaf_player, net.obs)
+        load_features(net, leaf, params)  # move features, from the leaf's state (none: nothing done)
         own = 0.0
         if net.score_scale <= 0.0:
             pass  # no blend: the network alone

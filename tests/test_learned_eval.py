@@ -13,6 +13,7 @@ from mancala_envs.agents.learned_eval import (
     load_evaluation,
     net_policy,
     net_value,
+    load_features,
     save_evaluation,
     own_evaluation,
 )
@@ -21,6 +22,8 @@ from mancala_envs.agents.search import WIN_BONUS, search
 from mancala_envs.agents.specs import AgentSpecError, make_agent
 from mancala_envs.core.encodings import ENCODINGS, MAX_LEVELS, encode, encoding_spec
 from mancala_envs.games.move_features import MoveFeatureError, move_feature_set, move_features
+from mancala_envs.games.widdershins import pass_turn
+from mancala_envs.core.game import State
 from mancala_envs.registry import make_game
 
 IDS = mancala_envs.list_envs()
@@ -248,41 +251,124 @@ def test_bad_and_mismatched_eval_paths_are_clear(tmp_path):
 MOVE_FEATURE_IDS = [i for i in IDS if make_game(i).family in ("rondell", "widdershins")]
 
 
-def _cards(game, state):
-    """Cards of each colour in play (Widdershins) for player 0 and 1."""
-    return game.cards_in_play(state)
+def _features(game, features, positions):
+    """The move features of ``positions`` (State objects) through the numpy entry point."""
+    states = np.array([p.array for p in positions])
+    obs = np.array([p.observation(p.current_player) for p in positions])
+    return move_features(features, game.params, states, obs)
 
 
-@pytest.mark.parametrize("env_id", MOVE_FEATURE_IDS)
-def test_move_features_match_the_kernels_first_landing(env_id):
-    """Each legal move's features against the move played by the kernel: Rondell's predicted
-    capture is taken (its points at least), no predicted capture takes nothing; Widdershins'
-    captured cards of each colour are exact unless the move sows on (column 2)."""
+def _widdershins_reference(game, position):
+    """Widdershins' move features computed in Python from the State API: every legal move and every
+    reply played by ``State.apply`` (the kernel), the captures read from ``cards_in_play``."""
+    out = np.zeros(24 * 12 + 5)
+    me = position.current_player
+    if me < 0:
+        return out
+
+    def diff(state, who=me):  # ``who``'s score minus the other's
+        scores = state.scores()
+        return scores[who] - scores[1 - who]
+
+    def follow_up(state, who):  # ``who``'s best capture on ``state`` were it their turn (a null move)
+        array = state.array.copy()
+        pass_turn(array, game.params)
+        null = State(game, array)
+        if null.current_player != who:
+            return 0
+        gains = []
+        for b in null.legal_actions():
+            after = null.clone()
+            after.apply(int(b))
+            gains.append(diff(after, who) - diff(null, who))
+        return max(gains)
+
+    before = game.cards_in_play(position)
+    gains, nets = [], []
+    for a in position.legal_actions():
+        if a >= 24:
+            continue
+        child = position.clone()
+        child.apply(int(a))
+        after = game.cards_in_play(child)
+        captured, lost = before[1 - me] - after[1 - me], before[me] - after[me]
+        row = out[a * 12:(a + 1) * 12]
+        gained = diff(child) - diff(position)
+        row[:4] = [1, captured / 13, lost / 13, gained / 13]
+        net = gained
+        if child.is_terminal():
+            row[4], row[5] = 1, child.returns()[me]
+        else:
+            replies = []
+            for b in child.legal_actions():
+                grandchild = child.clone()
+                grandchild.apply(int(b))
+                replies.append((diff(child) - diff(grandchild), grandchild.is_terminal() and grandchild.returns()[me] < 0))
+            best = max(g for g, _ in replies)
+            row[6:9] = [best / 13, np.mean([g > 0 for g, _ in replies]), any(lose for _, lose in replies)]
+            row[10] = len(replies) / 12
+            row[11] = follow_up(child, me) / 13
+            net -= best
+        row[9] = net / 13
+        gains.append(gained)
+        nets.append(net)
+    if gains:
+        out[-5:-3] = [max(gains) / 13, max(nets) / 13]
+    out[-3] = len(position.legal_actions()) / 12
+    out[-2] = diff(position) / 13
+    out[-1] = follow_up(position, 1 - me) / 13
+    return out
+
+
+@pytest.mark.parametrize("env_id", ["widdershins-v0", "widdershins-parlett-v0"])
+def test_widdershins_move_features_are_the_kernels_afterstates(env_id):
+    """The jitted features equal a Python computation over ``State.apply``: each move's gain (column 3)
+    is the change of the mover's score difference the kernel's move makes, sow-on laps included;
+    under Gering's ending the captured cards (columns 1, 2) unless the move draws by repetition."""
+    game = make_game(env_id)
+    features = move_feature_set("moves", game.family, game.options)
+    positions = random_positions(game, 80, seed=11)
+    rows = _features(game, features, positions)
+    moved = 0
+    for position, row in zip(positions, rows):
+        assert np.allclose(row, _widdershins_reference(game, position), atol=1e-6)
+        if env_id != "widdershins-v0":
+            continue
+        me = position.current_player
+        for a in position.legal_actions():
+            if a < 24:
+                child = position.clone()
+                child.apply(int(a))
+                score_change = (child.scores()[me] - child.scores()[1 - me]) - (position.scores()[me] - position.scores()[1 - me])
+                assert row[a * 12 + 3] * 13 == pytest.approx(score_change)
+                if game.info(child).get("end") != "repetition":  # a repetition draw scores 0-0
+                    assert row[a * 12 + 3] == pytest.approx(row[a * 12 + 1] - row[a * 12 + 2])
+                moved += 1
+    assert env_id != "widdershins-v0" or moved > 200
+    assert rows[:, 3:288:12].any() and rows[:, 6:288:12].any() and rows[:, 11:288:12].any()  # all occur
+
+
+@pytest.mark.parametrize("env_id", [i for i in MOVE_FEATURE_IDS if make_game(i).family == "rondell"])
+def test_rondell_move_features_match_the_kernels_first_landing(env_id):
+    """Each legal move's features against the move played by the kernel: the predicted capture is
+    taken (its points at least), no predicted capture takes nothing."""
     game = make_game(env_id)
     features = move_feature_set("moves", game.family, game.options)
     checked = 0
     for position in random_positions(game, 60, seed=7):
-        if game.family == "rondell" and max(position.legal_actions()) >= game.options["piles"]:
+        if max(position.legal_actions()) >= game.options["piles"]:
             continue  # a reservation step: no move features
         me = position.current_player
-        f = move_features(features, position.observation(me))[0]
+        f = _features(game, features, [position])[0]
         for action in position.legal_actions():
             child = position.clone()
             child.apply(int(action))
-            if game.family == "rondell":
-                block = f[action * 8:(action + 1) * 8]
-                gained = child.scores()[me] - position.scores()[me] if not child.is_terminal() else None
-                if gained is None:
-                    continue  # the end's leftovers count too
-                assert block[0] == 1
-                assert (gained >= 2 * block[4] > 0) if block[3] else gained == 0, (action, block, gained)
-            elif action < 24:
-                block = f[action * 10:(action + 1) * 10]
-                before, after = _cards(game, position), _cards(game, child)
-                assert block[0] == 1
-                if not block[2]:
-                    assert block[4] * 13 == pytest.approx(before[1 - me] - after[1 - me]), (action, block)
-                    assert block[5] * 13 == pytest.approx(before[me] - after[me]), (action, block)
+            block = f[action * 8:(action + 1) * 8]
+            gained = child.scores()[me] - position.scores()[me] if not child.is_terminal() else None
+            if gained is None:
+                continue  # the end's leftovers count too
+            assert block[0] == 1
+            assert (gained >= 2 * block[4] > 0) if block[3] else gained == 0, (action, block, gained)
             checked += 1
     assert checked > 100
 
@@ -290,8 +376,9 @@ def test_move_features_match_the_kernels_first_landing(env_id):
 @pytest.mark.parametrize("env_id", MOVE_FEATURE_IDS)
 def test_jitted_forward_pass_with_move_features_equals_numpy(env_id, tmp_path):
     game = make_game(env_id)
-    positions = random_positions(game, 25, seed=3)
+    positions = [p for p in random_positions(game, 30, seed=3) if not p.is_terminal()][:25]
     obs = np.array([p.observation(p.current_player) for p in positions])
+    states = np.array([p.array for p in positions])
     width = input_width(game, "scaled", "moves")
     rng = np.random.default_rng(5)
     sizes = [width, 10, 1]
@@ -304,16 +391,39 @@ def test_jitted_forward_pass_with_move_features_equals_numpy(env_id, tmp_path):
     evaluation = load_evaluation(tmp_path, game)
     assert evaluation.features.name == "moves" and np.allclose(evaluation.policy_move, shared)
     net = evaluation.net()
-    jitted = np.array([net_value(net, o) for o in obs])
-    assert np.allclose(jitted, evaluation.value(obs), rtol=1e-5, atol=1e-5)
-    assert np.std(jitted) > 0
-    logits = np.zeros(game.num_actions)
-    for o, reference in zip(obs, evaluation.policy_logits(obs)):
-        net_policy(net, o, logits)
+    jitted, logits = [], np.zeros(game.num_actions)
+    references = evaluation.policy_logits(obs, states=states)
+    for p, o, reference in zip(positions, obs, references):
+        net.obs[:] = o
+        load_features(net, p.array, game.params)
+        jitted.append(net_value(net, net.obs))
+        net_policy(net, net.obs, logits)
         assert np.allclose(logits, reference, rtol=1e-5, atol=1e-5)
+    jitted = np.array(jitted)
+    assert np.allclose(jitted, evaluation.value(obs, states=states), rtol=1e-5, atol=1e-5)
+    rows = evaluation.feature_rows(states, obs)
+    assert np.allclose(jitted, evaluation.value(obs, rows=rows), rtol=1e-5, atol=1e-5)
+    assert np.std(jitted) > 0
+    with pytest.raises(EvalFileError, match="move features are computed from the game's states"):
+        evaluation.value(obs)
     state = game.new_state(1)
     agent = make_agent(f"alphabeta:depth=2,eval={tmp_path}", seed=1)
     assert state.is_legal(agent.act(state))
+    policy_agent = LearnedPolicyAgent(tmp_path, seed=1)
+    assert policy_agent.act(positions[4]) == int(np.argmax(np.where(positions[4].action_mask() != 0, references[4], -np.inf)))
+
+
+def test_an_evaluation_of_older_widdershins_features_is_refused(tmp_path):
+    """A file written with version 1 of Widdershins' move features (first landings read from the
+    observation; files without ``features_version``) has weights for other columns: refused clearly."""
+    game = make_game("widdershins-v0")
+    layer = [(np.zeros((input_width(game, "scaled", "moves"), 1)), np.zeros(1))]
+    path = save_evaluation(tmp_path, game, "scaled", "relu", layer, features="moves")
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files if k != "features_version"}
+    np.savez(path, **arrays)
+    with pytest.raises(EvalFileError, match="version 1 of widdershins's move features; this package computes version 2"):
+        load_evaluation(tmp_path, game)
 
 
 def test_move_features_bad_input_is_clear(tmp_path):

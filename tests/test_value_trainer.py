@@ -139,3 +139,96 @@ def test_move_features_train_and_the_shared_move_weights_are_saved(env_id, tmp_p
     assert state.is_legal(make_agent(f"policy:{tmp_path}", seed=0).act(state))
     with pytest.raises(ConfigError, match="value.features: the kalah family has no move features"):
         load_config(QUICK, ["value.features=moves"])
+
+
+def test_the_plain_teacher_labels_the_same_games_with_plain_alphabetas_moves(tmp_path):
+    # value.policy_teacher=plain: the games and value targets stay the learned search's; only the policy's
+    # target move is plain alpha-beta's at the same depth (measured for Widdershins in configs/README.md).
+    from mancala_envs.agents.learned_eval import save_evaluation
+    from mancala_envs.agents.search import TranspositionTable, search
+    from mancala_envs.core.encodings import encoding_spec
+    from mancala_envs.games.move_features import move_feature_set
+    from mancala_envs.registry import make_game
+    from mancala_envs.training.search_bootstrap import play_games
+
+    game = make_game("kalah-v0")
+    rng = np.random.default_rng(0)
+    width = encoding_spec("onehot", game.observation_size, game.observation_bounds()).width
+    save_evaluation(tmp_path, game, "onehot", "relu", [(rng.normal(size=(width, 1)), np.zeros(1))])
+    evaluation = load_evaluation(tmp_path, game)
+    settings = {"depth": 2, "random_plies": 2, "epsilon": 0.0, "margin_scale": 6.0,
+                "features": move_feature_set("none", game.family, game.options)}
+    ours = play_games(game, evaluation, [1, 2], {**settings, "policy_teacher": "search"})
+    plain = play_games(game, evaluation, [1, 2], {**settings, "policy_teacher": "plain"})
+    assert np.array_equal(ours[0], plain[0]) and np.array_equal(ours[1], plain[1])  # the same games, values
+    assert np.all(plain[5][np.arange(len(plain[2])), plain[2]])  # legal moves
+    assert not np.array_equal(ours[2], plain[2])  # a random network's search disagrees with plain alpha-beta
+    # the first labelled position of seed 1, rebuilt as play_games opens it: plain alpha-beta's move
+    game_rng = np.random.default_rng(1)
+    state = game.new_state(int(game_rng.integers(2**31)))
+    for _ in range(int(game_rng.integers(settings["random_plies"] + 1))):
+        state.apply(int(game_rng.choice(state.legal_actions())))
+    expected = search(state, 2, tt=TranspositionTable(16), rng=np.random.default_rng([1, 1])).best_action
+    assert plain[2][0] == expected
+    with pytest.raises(ConfigError, match="value.policy_teacher must be search or plain"):
+        load_config(QUICK, ["value.policy_teacher=ab"])
+
+
+def test_widdershins_self_play_keeps_the_feature_rows_of_its_states(tmp_path):
+    # The trainer's replay holds each position's move features, computed from its state at collection time
+    # (Widdershins' come from the kernel's afterstates, which an observation cannot give back).
+    from mancala_envs.agents.learned_eval import input_width, save_evaluation
+    from mancala_envs.games.move_features import move_feature_set, move_features
+    from mancala_envs.registry import make_game
+    from mancala_envs.training.search_bootstrap import play_games
+
+    game = make_game("widdershins-v0", max_plies=40)
+    features = move_feature_set("moves", game.family, game.options)
+    save_evaluation(tmp_path, game, "scaled", "relu", [(np.zeros((input_width(game, "scaled", "moves"), 1)), np.zeros(1))],
+                    features="moves", score_scale=1 / 6)
+    settings = {"depth": 1, "random_plies": 3, "epsilon": 0.0, "margin_scale": 6.0, "policy_teacher": "plain",
+                "features": features}
+    batch = play_games(game, load_evaluation(tmp_path, game), [4], settings)
+    assert batch[6].shape == (len(batch[0]), features.width)
+    # replay the game to its first labelled position: its row is the features of that state
+    rng = np.random.default_rng(4)
+    state = game.new_state(int(rng.integers(2**31)))
+    for _ in range(int(rng.integers(settings["random_plies"] + 1))):
+        state.apply(int(rng.choice(state.legal_actions())))
+    assert np.array_equal(batch[0][0], state.observation(state.current_player))
+    expected = move_features(features, game.params, state.array, batch[0][0])[0]
+    assert np.array_equal(batch[6][0], expected) and expected.any()
+
+
+def test_soft_policy_targets_are_plain_alphabetas_values_of_every_move():
+    # value.policy_temperature > 0: the policy's target is the softmax of every legal move's plain value
+    from mancala_envs.agents.search import TranspositionTable, search
+    from mancala_envs.registry import make_game
+    from mancala_envs.training.search_bootstrap import root_move_values, soft_target
+
+    game = make_game("kalah-v0")
+    state = game.new_state(0)
+    for action in (2, 5, 1):
+        state.apply(action)
+    values = root_move_values(state, 3, TranspositionTable(16), np.random.default_rng(0))
+    legal = state.legal_actions()
+    assert np.isfinite(values[legal]).all() and np.isinf(np.delete(values, legal)).all()
+    for action in legal:
+        child = state.clone()
+        child.apply(int(action))
+        found = search(child, 2, tt=TranspositionTable(16))
+        assert values[action] == (found.value if child.current_player == state.current_player else -found.value)
+    target = soft_target(values, 1.0)
+    assert target.sum() == pytest.approx(1.0) and np.all(target[np.isinf(values)] == 0)
+    assert np.argmax(target) == np.argmax(values)
+    assert soft_target(np.array([2.0, 2.0, -np.inf]), 0.5).tolist() == [0.5, 0.5, 0.0]  # ties share the target
+    # self-play writes them from the first iteration on (no evaluation yet: the search is plain alpha-beta)
+    from mancala_envs.games.move_features import move_feature_set
+    from mancala_envs.training.search_bootstrap import play_games
+    settings = {"depth": 2, "random_plies": 2, "epsilon": 0.0, "margin_scale": 6.0, "policy_teacher": "plain",
+                "policy_temperature": 1.0, "features": move_feature_set("none", game.family, game.options)}
+    batch = play_games(game, None, [3], settings)
+    assert batch[7].shape == (len(batch[0]), game.num_actions) and np.allclose(batch[7].sum(axis=1), 1)
+    assert np.all(batch[7][~batch[5]] == 0)  # no target on an illegal move
+    with pytest.raises(ConfigError, match="value.policy_temperature > 0 needs value.policy_teacher: plain"):
+        load_config(QUICK, ["value.policy_temperature=1"])

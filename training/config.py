@@ -96,6 +96,8 @@ class ValueConfig:
     holdout: float = 0.1  # with score_blend: share of positions never fitted, which set the network's gain (0: gain 1)
     encoding: str = "onehot"  # network input (mancala_envs.core.encodings.ENCODINGS)
     features: str = "none"  # "moves": the game's move features added to the input (mancala_envs.games.move_features)
+    policy_teacher: str = "search"  # the policy head's target: "search" (the self-play search's move) or "plain" (plain alpha-beta's, same depth)
+    policy_temperature: float = 0.0  # > 0 (with policy_teacher plain): soft targets, softmax of every move's plain value / this
     hidden: list[int] = field(default_factory=lambda: [64])  # hidden layers of the value and policy networks
     activation: str = "relu"  # hidden activation: relu or tanh
     learning_rate: float = 1e-3  # Adam step size
@@ -197,6 +199,11 @@ class TrainConfig:
             raise ConfigError(f"value.encoding must be one of {', '.join(ENCODINGS)}, got {v.encoding!r}")
         if v.activation not in ("relu", "tanh"):
             raise ConfigError(f"value.activation must be relu or tanh, got {v.activation!r}")
+        if v.policy_teacher not in ("search", "plain"):
+            raise ConfigError(f"value.policy_teacher must be search or plain, got {v.policy_teacher!r}")
+        if v.policy_temperature > 0 and v.policy_teacher != "plain":
+            raise ConfigError("value.policy_temperature > 0 needs value.policy_teacher: plain (soft targets from plain "
+                              "alpha-beta's value of every move)")
         try:
             game = make_game(self.env_id, **self.options)
             move_feature_set(v.features, game.family, game.options)
@@ -296,6 +303,7 @@ NUMBER_BOUNDS: dict[str, Bounds] = {
     "value.outcome_weight": FRACTION,
     "value.holdout": FRACTION,
     "value.margin_scale": POSITIVE,
+    "value.policy_temperature": AT_LEAST_0,
     "value.hidden[]": AT_LEAST_1,
     "value.learning_rate": POSITIVE,
     "value.epochs": AT_LEAST_1,

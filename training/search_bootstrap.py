@@ -29,7 +29,11 @@ then fits the networks on the positions collected so far:
 4. **Fitting.** Two MLPs on the encoded mover's observation (``value.encoding``,
    ``mancala_envs.core.encodings``; with ``value.features: moves`` plus the game's move
    features, ``mancala_envs.games.move_features``): the value head (mean squared error) and the policy
-   head (cross-entropy with the search's move, over the legal moves; with move features plus
+   head (cross-entropy with the search's move, or with ``value.policy_teacher: plain`` plain
+   alpha-beta's move at the same depth; with ``value.policy_temperature: T > 0`` as well, with
+   the softmax over every legal move of plain alpha-beta's value of it (each child searched one
+   ply less deep) divided by ``T``, so equally good moves share the target instead of one of
+   them being picked at random; over the legal moves; with move features plus
    one weight per column of a move's block, shared by every move), Adam, over a replay buffer of the last
    ``value.replay`` positions. The result goes to ``evaluation.npz`` in the run folder
    (``mancala_envs.agents.learned_eval``) after every iteration, so ``eval=RUN_DIR`` and
@@ -62,7 +66,7 @@ from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, l
                                                own_evaluation, save_evaluation)
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
 from mancala_envs.core.encodings import encoding_spec
-from mancala_envs.games.move_features import move_feature_set
+from mancala_envs.games.move_features import move_feature_set, move_features
 from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.core.game import Game
 
@@ -86,19 +90,55 @@ def _scaled(value: float, margin_scale: float, learned: bool) -> float:
     return float(np.clip(value, -1.0, 1.0)) if learned else float(np.tanh(value / margin_scale))
 
 
+def root_move_values(state, depth: int, tt: TranspositionTable, rng: np.random.Generator) -> np.ndarray:
+    """Plain alpha-beta's value of every action of ``state`` for its mover (float64[A], -inf for an
+    illegal one): each child searched ``depth - 1`` plies (at least 1), a finished game its score
+    difference plus ``WIN_BONUS`` times its result, a truncated one its score difference."""
+    me = state.current_player
+    values = np.full(state.game.num_actions, -np.inf)
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply(int(action))
+        scores = child.scores()
+        if child.is_terminal():
+            values[action] = scores[me] - scores[1 - me] + WIN_BONUS * child.returns()[me]
+        elif child.is_truncated():
+            values[action] = scores[me] - scores[1 - me]
+        else:
+            found = search(child, max(depth - 1, 1), tt=tt, rng=rng)
+            values[action] = found.value if child.current_player == me else -found.value
+    return values
+
+
+def soft_target(values: np.ndarray, temperature: float) -> np.ndarray:
+    """The softmax of ``values / temperature`` over the finite entries (0 elsewhere), float32."""
+    legal = np.isfinite(values)
+    z = np.where(legal, np.clip(values, -WIN_BONUS, WIN_BONUS) / temperature, -np.inf)
+    p = np.exp(z - z[legal].max())
+    return (p / p.sum()).astype(np.float32)
+
+
 def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], settings: dict[str, Any]):
-    """Self-play games, one per seed: (observations, search values, search moves, results, the game's
-    own evaluations for the movers: ``learned_eval.own_evaluation``, legal-move masks), one row per
-    position."""
+    """Self-play games, one per seed: (observations, search values, policy target moves, results, the
+    game's own evaluations for the movers: ``learned_eval.own_evaluation``, legal-move masks, move
+    feature rows: ``settings["features"]``, computed from the states, soft policy targets: (n, A) with
+    ``settings["policy_temperature"]`` > 0 and the plain teacher, else (n, 0)), one row per position."""
     net = evaluation.net() if evaluation is not None else None
+    features = settings["features"]
     tt = TranspositionTable(16)
-    observations, values, moves, results, own, masks = [], [], [], [], [], []
+    plain_tt = TranspositionTable(16)  # plain alpha-beta's values are on another scale: a table of its own
+    plain_teacher = settings["policy_teacher"] == "plain" and net is not None
+    # soft targets from the first iteration on (without an evaluation the search is plain alpha-beta)
+    temperature = settings.get("policy_temperature", 0.0) if settings["policy_teacher"] == "plain" else 0.0
+    observations, values, moves, results, own, masks, rows, soft = [], [], [], [], [], [], [], []
     for seed in seeds:
         rng = np.random.default_rng(seed)
+        plain_rng = np.random.default_rng([seed, 1])  # its own: the games are the same whoever teaches the policy
         state = game.new_state(int(rng.integers(2**31)))
         random_plies = int(rng.integers(settings["random_plies"] + 1))
         movers = []
         tt.clear()
+        plain_tt.clear()
         while not state.is_terminal() and not state.is_truncated():
             legal = state.legal_actions()
             if state.plies < random_plies:
@@ -107,10 +147,18 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
             mover = state.current_player
             found = search(state, settings["depth"], tt=tt, rng=rng, evaluation=net)
             observations.append(state.observation(mover))
+            rows.append(move_features(features, game.params, state.array, observations[-1])[0])
             own.append(own_evaluation(state))
             masks.append(state.action_mask() != 0)
             values.append(_scaled(found.value, settings["margin_scale"], net is not None))
-            moves.append(found.best_action)
+            if temperature > 0:  # every move's plain value (value.policy_temperature)
+                move_values = root_move_values(state, settings["depth"], plain_tt, plain_rng)
+                soft.append(soft_target(move_values, temperature))
+                moves.append(int(np.argmax(move_values)))
+            elif plain_teacher:  # the policy's target: plain alpha-beta's move (value.policy_teacher)
+                moves.append(search(state, settings["depth"], tt=plain_tt, rng=plain_rng).best_action)
+            else:
+                moves.append(found.best_action)
             movers.append(mover)
             explore = rng.random() < settings["epsilon"]
             state.apply(int(rng.choice(legal)) if explore else found.best_action)
@@ -118,9 +166,12 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
         results.extend(final[m] for m in movers)
     if not observations:
         return (np.zeros((0, game.observation_size), np.float32), np.zeros(0), np.zeros(0, np.int64), np.zeros(0),
-                np.zeros(0), np.zeros((0, game.num_actions), bool))
+                np.zeros(0), np.zeros((0, game.num_actions), bool), np.zeros((0, features.width), np.float32),
+                np.zeros((0, 0), np.float32))
+    soft_width = game.num_actions if soft else 0
     return (np.array(observations, np.float32), np.array(values), np.array(moves, np.int64), np.array(results),
-            np.array(own), np.array(masks, bool))
+            np.array(own), np.array(masks, bool), np.array(rows, np.float32).reshape(len(observations), features.width),
+            np.array(soft, np.float32).reshape(len(observations), soft_width))
 
 
 _WORKER: dict[str, Any] = {}
@@ -226,7 +277,8 @@ class SearchBootstrapTrainer(RunTrainer):
                 it = self.state.steps
                 seeds = [self.config.seed * 1_000_003 + it * 10_007 + g for g in range(cfg.games)]
                 settings = {"depth": cfg.depth, "random_plies": cfg.random_plies, "epsilon": cfg.epsilon,
-                            "margin_scale": cfg.margin_scale}
+                            "margin_scale": cfg.margin_scale, "policy_teacher": cfg.policy_teacher,
+                            "features": self.features, "policy_temperature": cfg.policy_temperature}
                 jobs = [(evaluation, seeds[w::workers], settings) for w in range(workers)]
                 batches = [b for b in pool.map(_worker_play, jobs) if len(b[0])]
                 positions = self._add_to_buffer(batches)
@@ -256,7 +308,7 @@ class SearchBootstrapTrainer(RunTrainer):
     def _add_to_buffer(self, batches) -> int:
         rng = np.random.default_rng([self.config.seed, self.state.steps])
         share = self.cfg.holdout if self.score_scale > 0 else 0.0  # only the blend's gain needs held-out positions
-        self.buffer.extend((*b, rng.random(len(b[0])) < share) for b in batches)  # + the held-out mask
+        self.buffer.extend((*b, rng.random(len(b[0])) < share) for b in batches)  # + the held-out mask (b[8])
         total = sum(len(b[0]) for b in self.buffer)
         while len(self.buffer) > 1 and total - len(self.buffer[0][0]) >= self.cfg.replay:
             total -= len(self.buffer.pop(0)[0])
@@ -270,12 +322,16 @@ class SearchBootstrapTrainer(RunTrainer):
         results = np.concatenate([b[3] for b in self.buffer])
         own = np.concatenate([b[4] for b in self.buffer])
         legal = torch.from_numpy(np.concatenate([b[5] for b in self.buffer]))
-        held_out = np.concatenate([b[6] for b in self.buffer])
+        feature_rows = np.concatenate([b[6] for b in self.buffer])
+        soft = [b[7] for b in self.buffer]
+        held_out = np.concatenate([b[8] for b in self.buffer])
         target = (1.0 - cfg.outcome_weight) * search_values + cfg.outcome_weight * results
         target = target - np.tanh(self.score_scale * own)  # the network's share (0 without a blend)
-        x = torch.from_numpy(network_input(self.spec, self.features, obs))
+        x = torch.from_numpy(network_input(self.spec, self.features, obs, feature_rows))
         y = torch.from_numpy(target.astype(np.float32))
         a = torch.from_numpy(moves)
+        if all(t.shape[1] for t in soft):  # soft targets over every legal move (value.policy_temperature)
+            a = torch.from_numpy(np.concatenate(soft))
         rng = np.random.default_rng(self.config.seed + self.state.steps)
         fitted = np.flatnonzero(~held_out)
         value_loss = policy_loss = 0.0

@@ -29,10 +29,10 @@ compiled loop serves every encoding and game (``mancala_envs.agents.learned_eval
 network's first layer straight from the observation with ``first_layer_into``, touching only
 the rows of the columns that are not zero).
 
-For Rondell and Widdershins a network can also read *move features*, computed from the same
-observation: where each move's last card lands and what it captures there
-(``mancala_envs.games.move_features``, ``value.features: moves``), appended after the
-encoding's columns.
+For Rondell and Widdershins a network can also read *move features*: what each move captures
+(Rondell: where its last card lands, from the observation; Widdershins: every move and every
+reply played by the kernel on a copy of the position's state), appended after the encoding's
+columns (``mancala_envs.games.move_features``, ``value.features: moves``).
 """
 
 from __future__ import annotations

@@ -1,18 +1,26 @@
-"""Move features: what each move's last card meets, read from the mover's observation alone.
+"""Move features: what each move does, as extra network inputs for the card games.
 
 A network that reads every card of every pile (Rondell: 499 observation entries, Widdershins:
 1901) must learn from a few thousand positions where a move ends, which depends on the
 height of the lifted pile and on which piles are still in the ring. It does not: fitted on
 the raw observation, the bare policy networks of both card games played like random
-(``configs/README.md``). The *move features* compute, for every move, where its last card
-lands and what it finds there, from the observation vector only (no kernel call, no move
-applied), so a network weighs each move by what it does. They are inputs, not rules: a
-chain of further laps after the first landing is not followed.
+(``configs/README.md``). The *move features* give, for every move, what it does, so a
+network weighs each move by its effect. They are inputs, not rules:
+
+* Widdershins' are read from the game's own kernel: every legal move is played by
+  ``widdershins.apply`` on a copy of the position's state, and so is every reply of the
+  opponent on the afterstate; the columns are counts read from those afterstates
+  (``widdershins.player_cards``, ``current_player``, ``returns``). No sowing or capture is
+  computed here: the rules stay in the kernel, sow-on laps and the endings included.
+* Rondell's are computed from the mover's observation (the first landing of each lift; a
+  chain of further laps after it is not followed).
 
 ``features: moves`` in a value config (``value.features``) appends them to the encoded
 observation (``mancala_envs.core.encodings``) as extra input columns; the evaluation file
-records the set (``mancala_envs.agents.learned_eval``), and the jitted forward pass inside
-alpha-beta and MCTS computes them from the leaf's observation (``features_into``).
+records the set and its version (``FEATURE_VERSIONS``; ``mancala_envs.agents.learned_eval``
+refuses a file of another version), and the jitted forward pass inside alpha-beta and MCTS
+computes them at the leaf from its state (``features_into``, through
+``learned_eval.load_features``).
 
 Rondell (family ``rondell``): ``P`` blocks of ``ROND_PER_PILE`` columns, block ``v`` for view
 pile ``v`` (the move lifting it; the ring order of the view is the ring's)
@@ -39,42 +47,48 @@ Every pile may be lifted by either player, so these are the captures open to who
 
 Widdershins (family ``widdershins``): 24 blocks of ``WIDD_PER_MOVE`` columns, block ``a``
 for action ``a`` (0..11: move view stack ``a``; 12..23: the single Ace at view position
-``a - 12`` moves clockwise), then ``WIDD_SUMMARY`` columns. A block is all 0 when the position
-holds no stack of the mover's colour (and, for 12..23, no single Ace). Pass and resign have
-none. The *threat* on a position is the most of the mover's cards one move of the opponent
-could capture by landing there, were it the opponent's turn now (the same computation from the
-opponent's side of the observation: the view turned by 6 positions, the colours swapped).
+``a - 12`` moves clockwise), then ``WIDD_SUMMARY`` columns. A block is all 0 for a move that is
+not legal (``legal_mask``: the row rule, an Ace's second direction); pass and resign have none.
+"Cards" are the cards of a player's colour in play; a move's *gain* is the change of the
+mover's score difference (``scores``: the mover's score minus the opponent's) that the kernel's
+move makes. Under Gering's ending that is the opponent's cards captured minus the mover's cards
+lost, except that a move completing a repetition (a draw, scored 0-0) gains minus the lead:
+so a network sees that repeating a position throws a lead away.
 
 =====  =====================================================================================
-col    meaning (moving the mover's stack at view position ``j``)
+col    meaning (the mover plays action ``a``; ``afterstate``: the kernel's state after it)
 =====  =====================================================================================
-0      1 if the row rule allows it (the mover's own row if they own a stack there, else the
-       other row)
-1      1 if the last card lands on a vacant position (the move ends)
-2      1 if it lands, in the mover's colour, on a stack of the mover's: that stack is lifted
-       and sown on (a further lap these features do not follow)
-3      1 if it lands, in the opponent's colour, on an opponent's stack (the move ends)
-4      the opponent's cards captured by the landing / 13
-5      the mover's cards captured by the landing / 13
-6      column 4 minus column 5
-7      1 if the landing position is in the mover's own row
-8      the threat on position ``j`` (the stack the move lifts) / 13
-9      the threat on the landing position / 13
+0      1 (the move is legal)
+1      the opponent's cards the whole move captured / 13 (every sow-on lap included)
+2      the mover's cards it lost / 13
+3      its gain (Gering: column 1 - column 2, unless it draws by repetition) / 13
+4      1 if the move ends the game
+5      then the result for the mover (+1, 0, -1; ``returns``); else 0
+6      the opponent's best reply: the most gain one of their legal replies on the afterstate
+       makes for them (may be negative) / 13; 0 if the game ended
+7      the share of their replies with a gain > 0
+8      1 if one of their replies ends the game with the mover losing
+9      column 3 - column 6: the mover's gain after the move and the best reply
+10     the opponent's legal replies / 12
+11     the mover's follow-up threat: the most gain one move of the mover could make on the
+       afterstate were it their turn again (the opponent's turn skipped,
+       ``widdershins.pass_turn``; 0 if the mover would have no move there) / 13
 =====  =====================================================================================
 
-The summary: the best column 6 (times 13) among the moves the row rule allows, at least 0,
-/ 13; the same for the opponent's moves (their gain); the share of the 12 positions holding a
-threatened stack of the mover's; the largest threat / 13.
+The summary: the best column 3 and the best column 9 over the legal moves (0 without any), the
+mover's legal actions / 12, the mover's score difference now / 13, and the threat now: the
+most gain one move of the opponent could make on the position were it their turn (a null
+move) / 13.
 
-The landing follows the kernel's sowing (a stack of ``n >= 2`` sows its cards top first onto
-the next ``n`` positions, laps included; a single card moves by its rank, an Ace one
-position either way, J/Q/K across the board) and its capture rule; both are exact for the
-first landing.
+Columns 6-11 and the threat are look-ahead of one move by each side, not a search: the
+bare policy network (``policy:RUN``) sees what a move wins, what the reply can win back, and
+what the move threatens next. Cost: at most 24 moves, their replies and follow-ups, each a
+state copy and a kernel move: measured about 12 us per position on this machine (``benchmarks/leaf_cost.py`` measures it inside alpha-beta).
 
-``move_feature_set(family, options, observation_size)`` gives the set's code, layout and width
+``move_feature_set(name, family, options)`` gives the set's code, layout, width and version
 for a game (``MoveFeatureError`` for a game without move features); ``move_features`` the
-features of a batch of observations (numpy callers), ``features_into`` one observation
-(jitted code).
+features of a batch of positions (states and observations; numpy callers), ``features_into``
+one position (jitted code).
 """
 
 from __future__ import annotations
@@ -86,7 +100,15 @@ from numba import njit
 
 from ..core.compiled import cached_njit
 from ..core.errors import MancalaError
-from .widdershins import A_ACE_CW, CAP, N_POS, single_card_target
+from ..core.jit_helpers import copy_into
+from .widdershins import A_ACE_CW, CAP, NUM_ACTIONS, N_POS
+from .widdershins import apply as widdershins_apply
+from .widdershins import current_player as widdershins_current_player
+from .widdershins import legal_mask as widdershins_legal_mask
+from .widdershins import pass_turn as widdershins_pass_turn
+from .widdershins import player_cards as widdershins_player_cards
+from .widdershins import returns as widdershins_returns
+from .widdershins import scores as widdershins_scores
 
 __all__ = ["FEATURE_SETS", "MoveFeatureError", "MoveFeatures", "features_into", "move_feature_set",
            "move_features"]
@@ -96,9 +118,14 @@ FEATURE_SETS = ("none", "moves")
 F_NONE, F_RONDELL, F_WIDDERSHINS = 0, 1, 2
 ROND_PER_PILE = 8
 ROND_SUMMARY = 3
-WIDD_PER_MOVE = 10
-WIDD_SUMMARY = 4
-WIDD_POSITIONS, WIDD_CAP, WIDD_MOVES = N_POS, CAP, 2 * A_ACE_CW  # the kernel's board and actions
+WIDD_PER_MOVE = 12
+WIDD_SUMMARY = 5
+WIDD_POSITIONS, WIDD_CAP, WIDD_MOVES, WIDD_ACTIONS = N_POS, CAP, 2 * A_ACE_CW, NUM_ACTIONS  # the kernel's sizes
+#: Each family's feature set version, stored in evaluation files (``learned_eval``): a file written
+#: with another version of the columns is refused (its weights would read the wrong inputs).
+#: Widdershins 2: every column read from the afterstates the kernel plays, the follow-up threat included (version 1: the first
+#: landing simulated on the observation).
+FEATURE_VERSIONS = {"rondell": 1, "widdershins": 2}
 
 
 class MoveFeatureError(MancalaError):
@@ -114,6 +141,7 @@ class MoveFeatures(NamedTuple):
     width: int
     blocks: int = 0  # actions 0 .. blocks-1 have a block of per_block columns each, first in the features
     per_block: int = 0
+    version: int = 0  # FEATURE_VERSIONS[family] (0: no features)
 
 
 def move_feature_set(name: str, family: str, options: dict[str, Any]) -> MoveFeatures:
@@ -126,10 +154,11 @@ def move_feature_set(name: str, family: str, options: dict[str, Any]) -> MoveFea
         piles = int(options["piles"])
         deck = piles * int(options["cards_per_pile"])
         layout = np.array([piles, deck, int(bool(options.get("bottom_up", False)))], np.int64)
-        return MoveFeatures(name, F_RONDELL, layout, piles * ROND_PER_PILE + ROND_SUMMARY, piles, ROND_PER_PILE)
+        return MoveFeatures(name, F_RONDELL, layout, piles * ROND_PER_PILE + ROND_SUMMARY, piles, ROND_PER_PILE,
+                            FEATURE_VERSIONS[family])
     if family == "widdershins":
         return MoveFeatures(name, F_WIDDERSHINS, np.zeros(3, np.int64), WIDD_MOVES * WIDD_PER_MOVE + WIDD_SUMMARY,
-                            WIDD_MOVES, WIDD_PER_MOVE)
+                            WIDD_MOVES, WIDD_PER_MOVE, FEATURE_VERSIONS[family])
     raise MoveFeatureError(
         f"the {family} family has no move features (feature set 'moves' exists for rondell and widdershins); "
         f"use features 'none'"
@@ -192,138 +221,108 @@ def _rondell_summary(P, out, o):
 
 
 @njit(cache=True, inline="always")
-def _card(obs, v, k, p):
-    """(rank, colour: 1 the player's, 2 the other's) of card ``k`` from the top of view stack ``v``,
-    seen by the mover (``p`` 0) or by the opponent (``p`` 1: the view turned by 6, colours swapped)."""
-    o = ((((v + 6 * p) % WIDD_POSITIONS) * WIDD_CAP + k) * 3)
-    colour = np.int64(obs[o + 1])
-    return np.int64(obs[o]), (3 - colour if p and colour else colour)
-
-
-@njit(cache=True, inline="always")
-def _height_owner(obs, v, p):
-    """(height, owner: 1 the player, 2 the other, 0 vacant) of view position ``v`` for ``p``."""
-    heights = WIDD_POSITIONS * WIDD_CAP * 3
-    u = (v + 6 * p) % WIDD_POSITIONS
-    owner = np.int64(obs[heights + WIDD_POSITIONS + u])
-    return np.int64(obs[heights + u]), (3 - owner if p and owner else owner)
+def _score_difference(state, params, me, buffer):
+    """``me``'s score minus the opponent's (the kernel's ``scores``; ``buffer``: float64[2] scratch)."""
+    widdershins_scores(state, params, buffer)
+    return np.int64(buffer[me] - buffer[1 - me])
 
 
 @cached_njit
-def _row_start(obs, p):
-    """The first position of the row ``p`` may move from: its own row (0) if it owns a stack there, else 6."""
-    for v in range(6):
-        if _height_owner(obs, v, p)[1] == 1:
-            return 0
-    return 6
-
-
-@cached_njit
-def _widdershins_move(obs, j, clockwise, p, res):
-    """Player ``p`` moves its stack at view position ``j``: the landing position (-1: no such move), and in
-    ``res``: vacant, sows on, ends on the other's stack, the other's cards captured, the mover's."""
-    for i in range(5):
-        res[i] = 0
-    n, owner = _height_owner(obs, j, p)
-    if n == 0 or owner != 1:
-        return -1
-    if clockwise and not (n == 1 and _card(obs, j, 0, p)[0] == 1):
-        return -1
-    extra_colour = np.zeros(3, np.int64)  # cards of each colour this move drops on the landing stack before the last
-    top_rank, top_colour = np.int64(0), np.int64(0)
-    if n >= 2:
-        last_rank, last_colour = _card(obs, j, n - 1, p)
-        land = (j + n) % WIDD_POSITIONS
-        base = 0 if land == j else _height_owner(obs, land, p)[0]
-        if base > 0:
-            top_rank, top_colour = _card(obs, land, 0, p)
-        first = (land - j - 1) % WIDD_POSITIONS  # sowing steps 0, 1, ... drop on j + 1, j + 2, ...
-        for k in range(first, n - 1, WIDD_POSITIONS):
-            top_rank, top_colour = _card(obs, j, k, p)
-            extra_colour[top_colour] += 1
-    else:
-        last_rank, last_colour = _card(obs, j, 0, p)
-        land = single_card_target(j, last_rank, clockwise)
-        base = _height_owner(obs, land, p)[0]
-        if base > 0:
-            top_rank, top_colour = _card(obs, land, 0, p)
-    if top_colour == 0:
-        res[0] = 1
-        return land
-    if top_colour == last_colour:
-        res[1 if last_colour == 1 else 2] = 1
-        return land
-    dropped = 14 if last_rank == 1 else last_rank
-    lost = np.zeros(3, np.int64)  # cards captured, by colour
-    if last_rank == top_rank:
-        lost[last_colour] += 1
-        lost[top_colour] += 1
-    elif dropped > top_rank:
-        count = extra_colour[top_colour]
-        if land != j:
-            for k in range(base):
-                if _card(obs, land, k, p)[1] == top_colour:
-                    count += 1
-        lost[top_colour] += count
-    else:
-        lost[last_colour] += 1
-    res[3] = lost[2]
-    res[4] = lost[1]
-    return land
-
-
-@cached_njit
-def _widdershins(obs, out):
-    """Every block and the summary (module docstring)."""
-    res = np.zeros(5, np.int64)
-    threat = np.zeros(WIDD_POSITIONS, np.int64)  # the mover's cards the opponent could capture landing there
-    their_best = -WIDD_CAP
-    start = _row_start(obs, 1)
-    for a in range(WIDD_MOVES):
-        j = a % WIDD_POSITIONS
-        if j < start or j >= start + 6:
+def _widdershins_replies(after, params, me, reply, mask, result):
+    """The opponent's replies on ``after`` (their turn), each played by the kernel on ``reply``:
+    (legal replies, their best gain (the change of their score difference), replies with a gain,
+    1 if one ends the game with ``me`` losing)."""
+    count = widdershins_legal_mask(after, params, mask)
+    base = _score_difference(after, params, me, result)
+    best, gaining, losing = -2 * WIDD_CAP, 0, 0
+    for b in range(mask.shape[0]):
+        if mask[b] == 0:
             continue
-        land = _widdershins_move(obs, j, a >= WIDD_POSITIONS, 1, res)
-        if land >= 0:
-            threat[land] = max(threat[land], res[3])
-            their_best = max(their_best, res[3] - res[4])
-    start = _row_start(obs, 0)
-    my_best = -WIDD_CAP
+        copy_into(reply, after)
+        widdershins_apply(reply, params, b)
+        gain = base - _score_difference(reply, params, me, result)
+        best = max(best, gain)
+        gaining += 1 if gain > 0 else 0
+        if widdershins_current_player(reply, params) < 0:
+            widdershins_returns(reply, params, result)
+            losing = 1 if result[me] < 0 else losing
+    return count, best, gaining, losing
+
+
+@cached_njit
+def _widdershins_follow_up(after, params, me, null, reply, mask, result):
+    """The most gain ``me`` could make with one move on ``after`` were it their
+    turn again: the opponent's turn skipped (``widdershins.pass_turn``, a null move), each of
+    ``me``'s moves played by the kernel. 0 when ``me`` would have no move there."""
+    copy_into(null, after)
+    widdershins_pass_turn(null, params)
+    if widdershins_current_player(null, params) != me:
+        return 0
+    count, best, _, _ = _widdershins_replies(null, params, 1 - me, reply, mask, result)
+    return best if count > 0 else 0
+
+
+@cached_njit
+def _widdershins(state, params, out):
+    """Every block and the summary (module docstring), each move played by the kernel on a copy."""
+    me = widdershins_current_player(state, params)
+    if me < 0:
+        return
+    mask = np.zeros(WIDD_ACTIONS, np.int8)
+    reply_mask = np.zeros(WIDD_ACTIONS, np.int8)
+    after = np.empty_like(state)
+    reply = np.empty_like(state)
+    null = np.empty_like(state)
+    result = np.zeros(2, np.float64)
+    legal = widdershins_legal_mask(state, params, mask)
+    mine, theirs = widdershins_player_cards(state, me), widdershins_player_cards(state, 1 - me)
+    lead = _score_difference(state, params, me, result)
+    best_gain, best_net = -2 * WIDD_CAP, -2 * WIDD_CAP
     for a in range(WIDD_MOVES):
-        j = a % WIDD_POSITIONS
-        land = _widdershins_move(obs, j, a >= WIDD_POSITIONS, 0, res)
-        if land < 0:
+        if mask[a] == 0:
             continue
+        copy_into(after, state)
+        widdershins_apply(after, params, a)
+        captured = theirs - widdershins_player_cards(after, 1 - me)
+        lost = mine - widdershins_player_cards(after, me)
+        gained = _score_difference(after, params, me, result) - lead
         o = a * WIDD_PER_MOVE
-        legal = start <= j < start + 6
-        out[o] = 1.0 if legal else 0.0
-        out[o + 1] = res[0]
-        out[o + 2] = res[1]
-        out[o + 3] = res[2]
-        out[o + 4] = res[3] / 13.0
-        out[o + 5] = res[4] / 13.0
-        out[o + 6] = (res[3] - res[4]) / 13.0
-        out[o + 7] = 1.0 if land < 6 else 0.0
-        out[o + 8] = threat[j] / 13.0
-        out[o + 9] = threat[land] / 13.0
-        if legal:
-            my_best = max(my_best, res[3] - res[4])
+        out[o] = 1.0
+        out[o + 1] = captured / 13.0
+        out[o + 2] = lost / 13.0
+        out[o + 3] = gained / 13.0
+        net = gained
+        if widdershins_current_player(after, params) < 0:
+            widdershins_returns(after, params, result)
+            out[o + 4] = 1.0
+            out[o + 5] = result[me]
+        else:
+            count, best, gaining, losing = _widdershins_replies(after, params, me, reply, reply_mask, result)
+            out[o + 6] = best / 13.0
+            out[o + 7] = gaining / count
+            out[o + 8] = losing
+            out[o + 10] = count / 12.0
+            out[o + 11] = _widdershins_follow_up(after, params, me, null, reply, reply_mask, result) / 13.0
+            net -= best
+        out[o + 9] = net / 13.0
+        best_gain = max(best_gain, gained)
+        best_net = max(best_net, net)
     o = WIDD_MOVES * WIDD_PER_MOVE
-    out[o] = max(my_best, 0) / 13.0
-    out[o + 1] = max(their_best, 0) / 13.0
-    threatened = 0
-    for v in range(WIDD_POSITIONS):
-        threatened += 1 if threat[v] > 0 and _height_owner(obs, v, 0)[1] == 1 else 0
-        out[o + 3] = max(out[o + 3], threat[v] / 13.0)
-    out[o + 2] = threatened / WIDD_POSITIONS
+    if best_gain > -2 * WIDD_CAP:
+        out[o] = best_gain / 13.0
+        out[o + 1] = best_net / 13.0
+    out[o + 2] = legal / 12.0
+    out[o + 3] = lead / 13.0
+    out[o + 4] = _widdershins_follow_up(state, params, 1 - me, null, reply, reply_mask, result) / 13.0
 
 
 # -- both ---------------------------------------------------------------------------------------
 
 
 @cached_njit
-def features_into(code, layout, obs, out):
-    """Write the move features of one observation ``obs`` (float32[O]) into ``out`` (float32[width])."""
+def features_into(code, layout, state, params, obs, out):
+    """Write the move features of one position into ``out`` (float32[width]): its state ``state``
+    and parameters ``params`` (the kernel's) and its player to move's observation ``obs``."""
     for i in range(out.shape[0]):
         out[i] = 0.0
     if code == F_RONDELL:
@@ -332,19 +331,25 @@ def features_into(code, layout, obs, out):
             _rondell_pile(obs, P, T, bottom_up, v, out, v * ROND_PER_PILE)
         _rondell_summary(P, out, P * ROND_PER_PILE)
     elif code == F_WIDDERSHINS:
-        _widdershins(obs, out)
+        _widdershins(state, params, out)
 
 
 @cached_njit
-def _features_batch(code, layout, observations, out):
+def _features_batch(code, layout, states, params, observations, out):
     for i in range(observations.shape[0]):
-        features_into(code, layout, observations[i], out[i])
+        features_into(code, layout, states[i], params, observations[i], out[i])
 
 
-def move_features(features: MoveFeatures, observations: np.ndarray) -> np.ndarray:
-    """The move features of a batch of observations (n, O): float32 (n, width)."""
+def move_features(features: MoveFeatures, params: np.ndarray, states: np.ndarray,
+                  observations: np.ndarray) -> np.ndarray:
+    """The move features of a batch of positions: their states (n, S) (``State.array``), the game's
+    ``params`` and the player to move's observations (n, O); float32 (n, width)."""
     obs = np.ascontiguousarray(np.atleast_2d(observations), dtype=np.float32)
+    arrays = np.ascontiguousarray(np.atleast_2d(states), dtype=np.int32)
+    if arrays.shape[0] != obs.shape[0]:
+        raise MoveFeatureError(f"move features need one state per observation, got {arrays.shape[0]} states "
+                               f"and {obs.shape[0]} observations")
     out = np.zeros((obs.shape[0], features.width), np.float32)
     if features.width:
-        _features_batch(features.code, features.layout, obs, out)
+        _features_batch(features.code, features.layout, arrays, np.asarray(params, np.int64), obs, out)
     return out

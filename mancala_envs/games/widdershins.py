@@ -272,6 +272,21 @@ def _cards_in_play(state, colour):
 
 
 @njit(cache=True)
+def player_cards(state, player):
+    """The cards of ``player``'s colour still in play (what both endings count; public for
+    ``mancala_envs.games.move_features``, which reads a move's captures from the afterstate)."""
+    return _cards_in_play(state, _player_colour(state, player))
+
+
+@njit(cache=True)
+def pass_turn(state, params):
+    """Give the turn to the other player without a move: a *null move*, not a rule of the game
+    (the repetition record is left as it is). For look-ahead features that ask what a player
+    could capture were it their turn (``mancala_envs.games.move_features``)."""
+    state[O_HEAD + H_TO_MOVE] = 1 - state[O_HEAD + H_TO_MOVE]
+
+
+@njit(cache=True)
 def _position_hash(state):
     """The position's hash: the stacks' share, kept in the header, and the position fields."""
     return state[O_HEAD + H_HASH] ^ fields_hash(state, N_POS, CAP, O_HEAD, POSITION_FIELDS)
