@@ -80,7 +80,7 @@ from numba import njit, prange
 from .core.compiled import cached_njit
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, Kernel, State
-from .core.inline import inline_kernel, unowned
+from .core.inline import inline_kernel, inlined, unowned
 from .core.jit_helpers import random_legal_action
 from .registry import game_of
 
@@ -187,16 +187,27 @@ class ThreadChooser:
 
 
 @functools.cache
-def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | None = None) -> tuple:
+def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | None = None,
+             guard: tuple | None = None) -> tuple:
     """The batch functions of one kernel (and threading mode), with the kernel compiled in.
 
     The kernel's functions are closure variables (``core.inline``), so numba inlines them
     into the step, and every array is used through an ``unowned`` view; the functions are
     cached on disk per kernel (``core.compiled``), so only the first process ever compiles them.
     ``fixed_params``: the params vector as compile-time constants of the step
-    (``specialise=True``), or None to read the caller's array.
+    (``specialise=True``), or None to read the caller's array. ``guard``: the game's
+    ``batch_guard`` (a kernel whose ``apply`` can raise), used by the parallel step only: its loop
+    plays the recording ``apply`` and after the loop raises for a flagged game, since a raise
+    inside a ``prange`` loop makes numba run the loop serially.
     """
     init, legal_mask, apply, current_player, scores, returns, observe, plies = inline_kernel(kernel)
+    checked = parallel and guard is not None
+    if checked:
+        apply, raise_if_flagged = (inlined(f) for f in guard)
+    else:
+        @njit(inline="always")
+        def raise_if_flagged(row, params):
+            pass  # a plain apply raises itself
     if fixed_params is None:
         params_of = unowned
     else:
@@ -280,6 +291,10 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
                          truncated, final_obs, final_scores, i)
             if draw_next and not (terminated[i] or truncated[i]):
                 draw(masks, counts, streams, drawn, i)
+        if checked:  # the guard's error, raised once the loop has ended (see guard above)
+            for i in range(n):
+                if active[i]:
+                    raise_if_flagged(states[i], params)
         # Serial on purpose: new games come from the pool in slot order, so the same seed
         # gives the same games whatever the thread count.
         for i in range(n):
@@ -370,7 +385,7 @@ class BatchEnv:
         fixed = tuple(int(v) for v in game.params) if specialise else None
         self._step = _compile(game.kernel, False, fixed)[0]
         self._reset_all, self._refill = _compile(game.kernel, False)[1:]
-        self._parallel_step = _compile(game.kernel, True, fixed)[0] if self.parallel else None
+        self._parallel_step = _compile(game.kernel, True, fixed, game.batch_guard)[0] if self.parallel else None
         self.threads = ThreadChooser() if self.parallel else None
         B = self.num_envs
         self.states = np.zeros((B, game.state_size), dtype=np.int32)

@@ -8,6 +8,7 @@ import pytest
 import mancala_envs
 from mancala_envs import IllegalActionError, InvalidOptionError
 from mancala_envs.core.game import State
+from mancala_envs.registry import game_of
 from mancala_envs.vector import BatchEnv
 
 ENV_IDS = mancala_envs.list_envs()
@@ -80,11 +81,12 @@ def test_same_seed_same_games_and_different_seed_differs():
     assert not np.array_equal(run(5), run(6))
 
 
-def test_serial_and_parallel_steps_give_the_same_games():
+@pytest.mark.parametrize("env_id", ["kalah-v0", "progressive-v0"])
+def test_serial_and_parallel_steps_give_the_same_games(env_id):
     from mancala_envs.vector import ThreadChooser
 
     def run(parallel, mixed=False):
-        batch = BatchEnv("kalah-v0", 8, seed=4, parallel=True)
+        batch = BatchEnv(env_id, 8, seed=4, parallel=True)
         batch.threads = ThreadChooser(every=3, trials=1) if mixed else ThreadChooser.always(parallel)
         trace = []
         for _ in range(120):
@@ -95,6 +97,47 @@ def test_serial_and_parallel_steps_give_the_same_games():
     serial = run(False)
     assert np.array_equal(serial, run(True))
     assert np.array_equal(serial, run(False, mixed=True))
+
+
+def test_progressive_parallel_step_runs_its_loop_in_parallel():
+    # Progressive's guard raises inside its kernel; inside the prange loop that raise gave the
+    # loop a second exit and numba ran it serially, saying so in a NumbaPerformanceWarning at
+    # compile time. The step is cached on disk, so compile a fresh copy of it here.
+    import warnings
+
+    import numba
+    from numba.core.errors import NumbaPerformanceWarning
+
+    batch = BatchEnv("progressive-v0", 4, seed=1, parallel=True)
+    cached = batch._parallel_step
+    options = {k: v for k, v in cached.targetoptions.items() if k != "nopython"}  # njit sets it already
+    fresh = numba.njit(**options)(cached.py_func)
+    head, tail = batch._step_arguments
+    arguments = (*head, batch.sample_actions(), batch._all, *tail, False, *batch._draw_arguments)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fresh(*arguments)
+    slow = [str(w.message) for w in caught if issubclass(w.category, NumbaPerformanceWarning)]
+    assert not slow, slow
+
+
+def test_progressive_guard_error_reaches_the_caller_from_both_steps():
+    from mancala_envs.games.progressive import P_STEP_LIMIT, SowingBoundError
+    from mancala_envs.vector import ThreadChooser
+
+    messages = []
+    for parallel in (False, True):
+        game = game_of("progressive-v0")
+        game.params = game.params.copy()
+        game.params[P_STEP_LIMIT] = 3  # lowered so that the guard fires (its real bound is never met)
+        batch = BatchEnv(game, 8, seed=5, parallel=True)
+        batch.threads = ThreadChooser.always(parallel)
+        with pytest.raises(SowingBoundError) as error:
+            for _ in range(50):
+                batch.step(batch.sample_actions())
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]
+    assert "more than the proven bound of 3" in messages[0]
 
 
 @pytest.mark.parametrize("env_id", ["kalah-bidirectional-v0", "widdershins-v0"])

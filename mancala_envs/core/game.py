@@ -90,6 +90,10 @@ class Game(ABC):
     """
 
     kernel: ClassVar[Kernel]
+    #: For a kernel whose ``apply`` can raise: ``(apply_recording, raise_if_flagged)``, jitted
+    #: functions the batched parallel step uses instead (``mancala_envs.vector``), since a raise
+    #: inside its ``prange`` loop would make numba run the loop serially.
+    batch_guard: ClassVar[tuple[Callable, Callable] | None] = None
     OPTIONS: ClassVar[tuple[Option, ...]]
     family: ClassVar[str]
     num_players: ClassVar[int] = 2

@@ -66,7 +66,12 @@ kernel, so it is never a silent cut: the kernel writes the step count into the s
 user-defined exception class with run-time arguments, from a cached function and through the
 jitted playout loop, so no status code has to be threaded through the kernel contract; the
 check sits in the relay branch, outside the per-stone loop. The exception reaches every
-caller as it is: ``State.apply``, the AEC env, ``random_playouts``, the soak. The
+caller as it is: ``State.apply``, the AEC env, ``random_playouts``, the soak. One caller
+cannot take it from inside its loop: a ``raise`` in a ``prange`` loop gives the loop a second
+exit, and numba then runs it serially. So the move itself is ``sow``, which writes the flag
+and returns the step count; ``apply`` raises for it, and the batched parallel step
+(``mancala_envs.vector``) plays ``sow`` in its loop and, after the loop,
+``raise_if_flagged`` raises the same error. The
 half-played position is flagged: ``to_json()``, ``str()`` and the env's infos raise
 ``SowingBoundError`` again instead of passing it on. ``apply`` itself does not test the
 flag on entry: that test on every move cost several per cent of the kernel's speed, for a
@@ -283,8 +288,13 @@ def legal_mask(state, params, mask):
     return count
 
 
-@njit(cache=True)
-def apply(state, params, action):
+@njit(cache=True, inline="always")
+def sow(state, params, action):
+    """The move, without raising: returns 0, or the step count of a move that broke the guard's
+    bound (written into the state's ``error`` field too; the move is left half-played).
+
+    ``apply`` raises for it; the batched parallel step calls ``sow`` itself (``batch_guard``),
+    since a ``raise`` inside its ``prange`` loop would make numba run that loop serially."""
     n = params[P_HOLES]
     head = n + 1
     player = state[head + H_TO_MOVE]
@@ -321,7 +331,7 @@ def apply(state, params, action):
             break
         if steps > limit:  # provably unreachable (module docstring): a kernel bug
             state[head + H_ERROR] = steps
-            raise SowingBoundError(steps, limit)
+            return steps
         state[pos] = 0  # relay: pick the hole up, last stone included
 
     left = state[head + H_MOVES_LEFT] - 1
@@ -335,13 +345,29 @@ def apply(state, params, action):
             remaining += state[i]
         if remaining == 0:  # every stone captured: the game (and the turn) stops here
             state[head + H_DONE] = 1
-            return
+            return 0
     else:
         state[head + H_BONUS] += 1
     if left <= 0:
         state[head + H_TO_MOVE] = 1 - player
         state[head + H_MOVES_LEFT] = 1 + state[head + H_BONUS]
         state[head + H_BONUS] = 0
+    return 0
+
+
+@njit(cache=True)
+def apply(state, params, action):
+    steps = sow(state, params, action)
+    if steps:  # provably unreachable (module docstring): a kernel bug
+        raise SowingBoundError(steps, params[P_STEP_LIMIT])
+
+
+@njit(cache=True)
+def raise_if_flagged(state, params):
+    """Raise ``SowingBoundError`` for a position ``sow`` flagged (the batched parallel step, after its loop)."""
+    steps = state[params[P_HOLES] + 1 + H_ERROR]
+    if steps:
+        raise SowingBoundError(steps, params[P_STEP_LIMIT])
 
 
 @njit(cache=True)
@@ -406,6 +432,7 @@ class ProgressiveGame(Game):
     result_follows_scores = True  # most stones wins (mancala_envs.agents.mcts stops decided rollouts)
 
     kernel = KERNEL
+    batch_guard = (sow, raise_if_flagged)
     family = "progressive"
     OPTIONS = (
         Option("holes", 11, "int", "holes in the row", low=1, high=25),
