@@ -81,14 +81,14 @@ from mancala_envs.core.encodings import ENCODINGS, EncodingSpec, encode, encodin
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.files import atomic_output
 from mancala_envs.core.game import Game, State
-from mancala_envs.games.move_features import (MoveFeatureError, MoveFeatures, features_into, move_feature_set,
-                                              move_features)
+from mancala_envs.games.move_features import (MoveFeatureError, MoveFeatures, features_into, features_into_for,
+                                              move_feature_set, move_features)
 from mancala_envs.registry import make_game
 
 from .base import Agent
 
 __all__ = ["EVAL_FILE", "EVAL_FORMAT", "EvalFileError", "EvalNet", "LearnedEval", "LearnedPolicyAgent",
-           "blended_value", "input_width", "load_evaluation", "load_features", "net_policy", "net_value", "network_input",
+           "blended_value", "input_width", "features_loader", "load_evaluation", "load_features", "net_policy", "net_value", "network_input",
            "own_evaluation", "save_evaluation"]
 
 EVAL_FORMAT = "mancala-eval-1"
@@ -496,13 +496,23 @@ def _activate(values, count, relu):
         values[j] = max(values[j], 0.0) if relu else np.tanh(values[j])
 
 
-@cached_njit
-def load_features(net, state, params):
-    """Compute the move features of the position ``state`` (the kernel's state and ``params``) into
-    ``net.feats``, its mover's observation already in ``net.obs``: what the next forward passes
-    (``net_value``, ``net_policy``, ``blended_value``) read. Nothing to do without move features."""
-    if net.features != 0:
-        features_into(net.features, net.feature_layout, state, params, net.obs, net.feats)
+def _loader(fill):
+    def load_features(net, state, params):
+        """Compute the move features of the position ``state`` (the kernel's state and ``params``) into
+        ``net.feats``, its mover's observation already in ``net.obs``: what the next forward passes
+        (``net_value``, ``net_policy``, ``blended_value``) read. Nothing to do without move features."""
+        if net.features != 0:
+            fill(net.features, net.feature_layout, state, params, net.obs, net.feats)
+    return load_features
+
+
+load_features = cached_njit(_loader(features_into))
+
+
+def features_loader(kernel):
+    """``load_features`` for the loops built for ``kernel`` (alpha-beta, MCTS): it compiles in only
+    the feature sets that kernel's games use (``move_features.features_into_for``)."""
+    return njit(inline="always")(_loader(features_into_for(kernel)))
 
 
 @cached_njit

@@ -64,7 +64,7 @@ from mancala_envs.core.inline import inline_kernel, inlined, unowned
 from mancala_envs.core.jit_helpers import copy_into, past_deadline, random_below, random_legal_action
 
 from .base import Agent
-from .learned_eval import EvalNet, LearnedEval, blended_value, load_evaluation, load_features, net_policy
+from .learned_eval import EvalNet, LearnedEval, blended_value, features_loader, load_evaluation, net_policy
 from .search import _no_heuristic
 
 __all__ = ["MCTSAgent", "MCTSResult", "mcts_search"]
@@ -242,6 +242,7 @@ def _build_mcts(kernel, heuristic):
     legal_mask, apply, current_player = k.legal_mask, k.apply, k.current_player
     returns, plies, scores, observe = k.returns, k.plies, k.scores, k.observe
     heuristic = inlined(heuristic)
+    load_features = features_loader(kernel)  # only the feature sets this kernel's games use
 
     @njit(inline="always")
     def set_priors(tree, params, node, scratch):

@@ -100,7 +100,7 @@ from mancala_envs.core.inline import inline_kernel, inlined, unowned
 from mancala_envs.core.jit_helpers import copy_into, hash_observations, hash_state, past_deadline
 
 from .base import Agent
-from .learned_eval import EvalNet, LearnedEval, blended_value, load_evaluation, load_features
+from .learned_eval import EvalNet, LearnedEval, blended_value, features_loader, load_evaluation
 
 __all__ = ["AlphaBetaAgent", "SearchStats", "TranspositionTable", "search"]
 
@@ -351,6 +351,7 @@ def _build_negamax(kernel, heuristic):
     legal_mask, apply, current_player, scores = k.legal_mask, k.apply, k.current_player, k.scores
     returns, observe, plies = k.returns, k.observe, k.plies
     heuristic = inlined(heuristic)
+    load_features = features_loader(kernel)  # only the feature sets this kernel's games use
 
     @njit(inline="always")
     def identify(line, buffers, params, key_mode, d):

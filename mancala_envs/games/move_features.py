@@ -320,9 +320,8 @@ def _widdershins(state, params, out):
 
 
 @cached_njit
-def features_into(code, layout, state, params, obs, out):
-    """Write the move features of one position into ``out`` (float32[width]): its state ``state``
-    and parameters ``params`` (the kernel's) and its player to move's observation ``obs``."""
+def _observation_sets_into(code, layout, obs, out):
+    """Clear ``out`` and write the sets computed from the observation alone (Rondell's)."""
     for i in range(out.shape[0]):
         out[i] = 0.0
     if code == F_RONDELL:
@@ -330,8 +329,32 @@ def features_into(code, layout, state, params, obs, out):
         for v in range(P):
             _rondell_pile(obs, P, T, bottom_up, v, out, v * ROND_PER_PILE)
         _rondell_summary(P, out, P * ROND_PER_PILE)
-    elif code == F_WIDDERSHINS:
+
+
+@cached_njit
+def features_into(code, layout, state, params, obs, out):
+    """Write the move features of one position into ``out`` (float32[width]): its state ``state``
+    and parameters ``params`` (the kernel's) and its player to move's observation ``obs``."""
+    _observation_sets_into(code, layout, obs, out)
+    if code == F_WIDDERSHINS:
         _widdershins(state, params, out)
+
+
+@cached_njit
+def observation_features_into(code, layout, state, params, obs, out):
+    """``features_into`` without the sets that play a kernel's moves (Widdershins'): what the
+    search loops of the other games compile in (``features_into_for``)."""
+    _observation_sets_into(code, layout, obs, out)
+
+
+def features_into_for(kernel) -> Any:
+    """The features function a loop built for ``kernel`` (alpha-beta, MCTS) compiles in.
+
+    Only Widdershins' loops get ``features_into`` whole: its set plays Widdershins' moves, and
+    compiling that kernel into every other game's search loop doubled their first-ever compile
+    (alpha-beta 15 s -> 31 s). A loop of another game never sees a Widdershins evaluation
+    (``learned_eval`` refuses another family's file)."""
+    return features_into if kernel.apply is widdershins_apply else observation_features_into
 
 
 @cached_njit
