@@ -41,7 +41,7 @@ after). Kalah(6,4), one search thread: 51.7 M nodes with ``N = 15``, 15.3 M with
 5.5 M with ``N = 23``. Kalah(6,5), four openings of 10 to 12 random plies (49 to 52 seeds on
 the board; ``benchmarks/solve.py --boards 6x5 --midgame 4 --plies 10-12``): 124.1 M nodes with
 ``N = 23``, 87.0 M with ``N = 24`` (each opening 0.66 to 0.71 times its ``N = 23`` count);
-``N = 25`` takes 0.65 to 0.69 times ``N = 24``'s nodes on five openings, and 0.71 times its CPU
+``N = 25`` takes 0.65 to 0.70 times ``N = 24``'s nodes on seven openings, and 0.71 times its CPU
 time on one of them (17.3 to 18.6 s against 25.3 to 25.4 s).
 """
 
