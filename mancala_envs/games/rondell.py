@@ -448,7 +448,7 @@ def _play(state, params, action):
             state[head + H_END] = END_NO_MOVE
             state[head + H_TAKER] = mover
         return False
-    pile = (action + _rotation(params, mover)) % P
+    pile = (action + _rotation(params, mover)) % P if params[P_PARTIAL] else action
     state[head + H_RESERVED] = -1
     captured = _sow(state, params, pile, mover)
     nxt = 1 - mover
@@ -508,10 +508,11 @@ def init(state, params, rng):
         deck[k] = RED if k < reds else BLUE
     shuffle_deck(rng, deck)  # = rng.shuffle(deck), draw for draw (core.deal)
     oh = params[P_O_H]
+    pile = 0  # card k goes to pile k mod P (counted, not divided: P is not a constant)
     for k in range(T):
-        pile = k % P
         state[pile * T + state[oh + pile]] = deck[k]
         state[oh + pile] += 1
+        pile = pile + 1 if pile < P - 1 else 0
     state[head + H_RESERVED] = -1
     state[head + H_TAKER] = -1
     state[head + H_LAST_MOVER] = -1
