@@ -47,8 +47,10 @@ record-keeping (``record_ply``). ``fields`` names the header entries that belong
 position (the player to move, a phase, ...). Snapshot layout at ``snap``::
 
     snap+0 .. snap+stacks                 stack heights
-    snap+stacks .. snap+stacks+cells      the cards, stack after stack (unused cells zero)
-    snap+stacks+cells ..                  the header ``fields``, in order
+    snap+stacks .. +cells+SNAPSHOT_BLOCK  the cards, stack after stack (unused cells zero; the
+                                          last SNAPSHOT_BLOCK cells are room for snapshot_take's
+                                          block copies)
+    snap+stacks+cells+SNAPSHOT_BLOCK ..   the header ``fields``, in order (``snapshot_field``)
 
 ``cells`` must be at least the number of cards in play. The game-specific steps (its ply
 without the record, its snapshot wrappers) are passed in as jitted functions; the functions
@@ -73,6 +75,19 @@ _ACTION_MASK = (1 << ACTION_BITS) - 1
 _HASH_MASK = (1 << HASH_BITS) - 1  # also the bits stored for NOT_A_CHECKPOINT
 
 _U33 = np.uint64(33)
+
+
+SNAPSHOT_BLOCK = 8  # snapshot_take copies a stack's cards in blocks of this many cells
+
+
+def snapshot_size(stacks: int, cells: int, fields: int) -> int:
+    """Words of a snapshot of ``stacks`` stacks of ``cells`` cells and ``fields`` header fields."""
+    return stacks + cells + SNAPSHOT_BLOCK + fields
+
+
+def snapshot_field(stacks: int, cells: int, n: int) -> int:
+    """Where header field ``n`` (its index in ``fields``) sits in a snapshot, from its start."""
+    return stacks + cells + SNAPSHOT_BLOCK + n
 
 
 def rep_block_size(cap: int) -> int:
@@ -193,22 +208,34 @@ def stacks_hash(state, stacks, cells, heights, head, fields):
 
 @njit(cache=True)
 def snapshot_take(state, stacks, cells, heights, head, fields, snap):
-    """Copy the stacks (packed) and the header ``fields`` into the snapshot at ``snap``."""
+    """Copy the stacks (packed) and the header ``fields`` into the snapshot at ``snap``.
+
+    Each stack is copied in blocks of ``SNAPSHOT_BLOCK`` cells, the last block running past
+    the stack's cards (a stack's height changes from capture to capture, and a copy loop of
+    that many steps mispredicts its exit on most stacks; one block is one predictable step
+    for any stack below the block size). What a block copies past the cards is overwritten by
+    the next stack, and past the last stack it is zeroed, so the cells after the cards stay
+    zero (the snapshot has ``SNAPSHOT_BLOCK`` spare cells for that overshoot).
+    """
+    cards = snap + stacks
     old_total = 0
-    for i in range(stacks):
-        old_total += state[snap + i]
     k = 0
     for i in range(stacks):
+        old_total += state[snap + i]
         n = state[heights + i]
         state[snap + i] = n
-        base = i * cells
-        for j in range(n):
-            state[snap + stacks + k] = state[base + j]
-            k += 1
-    for j in range(k, old_total):  # cards of the old snapshot past the new ones
-        state[snap + stacks + j] = 0
+        source = i * cells
+        for b in range(0, n, SNAPSHOT_BLOCK):
+            for j in range(SNAPSHOT_BLOCK):
+                state[cards + k + b + j] = state[source + b + j]
+        k += n
+    for j in range(SNAPSHOT_BLOCK):  # the last block's overshoot
+        state[cards + k + j] = 0
+    for j in range(k + SNAPSHOT_BLOCK, old_total):  # cards of the old snapshot past the new ones
+        state[cards + j] = 0
+    fields_at = cards + cells + SNAPSHOT_BLOCK
     for n, f in enumerate(fields):
-        state[snap + stacks + cells + n] = state[head + f]
+        state[fields_at + n] = state[head + f]
 
 
 @njit(cache=True)
@@ -225,7 +252,7 @@ def snapshot_restore(state, stacks, cells, heights, head, fields, snap):
             state[base + j] = state[snap + stacks + k]
             k += 1
     for n, f in enumerate(fields):
-        state[head + f] = state[snap + stacks + cells + n]
+        state[head + f] = state[snap + stacks + cells + SNAPSHOT_BLOCK + n]
 
 
 @njit(cache=True)

@@ -165,7 +165,7 @@ State layout (``numpy.int32``)
     header              to_move, done, plies, phase, reserved, end, leftover_to, last_mover,
                         red/blue pairs of player 0, red/blue pairs of player 1, piles left,
                         the piles' share of the position hash (updated card by card)
-    snapshot            heights [P], cards pile by pile [T], to_move, phase, reserved
+    snapshot            heights [P], cards pile by pile [T + 8], to_move, phase, reserved
     record              count, entries [max_plies+1] (hash bits and action, one word each)
 
 ``to_json()`` gives every pile bottom to top as a string of ``R`` and ``B`` and the record
@@ -211,7 +211,9 @@ from ..core.repetition import (
     rep_push,
     record_ply,
     replay_checked,
+    snapshot_field,
     snapshot_restore,
+    snapshot_size,
     snapshot_take,
     stack_hash,
     stacks_equal,
@@ -735,7 +737,7 @@ class RondellGame(Game):
         oh = P * T
         lay = {"P": P, "T": T, "cap": cap, "h": oh, "next": oh + P, "prev": oh + 2 * P, "head": oh + 3 * P}
         lay["snap"] = lay["head"] + HEADER_SIZE
-        lay["rep"] = lay["snap"] + P + T + 3
+        lay["rep"] = lay["snap"] + snapshot_size(P, T, len(POSITION_FIELDS))
         lay["size"] = lay["rep"] + rep_block_size(cap)
         self.__dict__["_layout_cache"] = lay
         return lay
@@ -805,7 +807,7 @@ class RondellGame(Game):
             k += n
         actions = rep_actions(a, rep)
         reserved = int(a[head + H_RESERVED])
-        snap_reserved = int(a[snap + P + T + 2])
+        snap_reserved = int(a[snap + snapshot_field(P, T, 2)])
         last = int(a[head + H_LAST_MOVER])
         taker = int(a[head + H_TAKER])
         return {
@@ -822,8 +824,8 @@ class RondellGame(Game):
             "leftover_to": None if taker < 0 else taker,
             "history": {
                 "piles": snap_piles,
-                "to_move": int(a[snap + P + T]),
-                "phase": PHASE_NAMES[int(a[snap + P + T + 1])],
+                "to_move": int(a[snap + snapshot_field(P, T, 0)]),
+                "phase": PHASE_NAMES[int(a[snap + snapshot_field(P, T, 1)])],
                 "reserved": None if snap_reserved < 0 else snap_reserved,
                 "actions": actions,
             },

@@ -136,7 +136,7 @@ State layout (``numpy.int32``)
     header          to_move, done, plies, first_move, south_colour (0 red, 1 black), end,
                     last_mover, captured red, captured black, lap_limit, the stacks' share
                     of the position hash (updated card by card; 0 with Parlett's ending)
-    snapshot        heights [12], cards stack by stack [52], to_move, first_move
+    snapshot        heights [12], cards stack by stack [52 + 8], to_move, first_move
     record          count, entries [max_plies+1] (hash bits and action, one word each)
 
 ``to_json()`` gives every stack bottom to top as card names and, with Gering's ending, the
@@ -181,7 +181,9 @@ from ..core.repetition import (
     rep_push,
     record_ply,
     replay_checked,
+    snapshot_field,
     snapshot_restore,
+    snapshot_size,
     snapshot_take,
     stack_hash,
     stacks_equal,
@@ -219,7 +221,7 @@ HEADER_SIZE = 11
 # The header entries that belong to a position for the repetition rule (hashed, snapshotted).
 POSITION_FIELDS = (H_TO_MOVE, H_FIRST)
 O_SNAP = O_HEAD + HEADER_SIZE
-SNAP_SIZE = N_POS + CAP + 2
+SNAP_SIZE = snapshot_size(N_POS, CAP, len(POSITION_FIELDS))
 O_REP = O_SNAP + SNAP_SIZE
 
 END_NONE = 0
@@ -759,8 +761,8 @@ class WiddershinsGame(Game):
                 k += n
             payload["history"] = {
                 "stacks": stacks,
-                "to_move": int(a[O_SNAP + N_POS + CAP]),
-                "first_move": bool(a[O_SNAP + N_POS + CAP + 1]),
+                "to_move": int(a[O_SNAP + snapshot_field(N_POS, CAP, 0)]),
+                "first_move": bool(a[O_SNAP + snapshot_field(N_POS, CAP, 1)]),
                 "actions": rep_actions(a, O_REP),
             }
         return payload
