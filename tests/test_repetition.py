@@ -25,7 +25,7 @@ def test_push_find_and_clear_keep_unused_entries_zero():
     cap = 4
     off = 3
     state = np.zeros(off + rep_block_size(cap) + 2, dtype=np.int32)
-    assert rep_block_size(cap) == 1 + cap  # one word per entry
+    assert rep_block_size(cap) == 1 + cap // 2  # two entries a word
     assert rep_push(state, off, cap, 7, -1)
     assert rep_push(state, off, cap, NOT_A_CHECKPOINT, 5)
     assert rep_push(state, off, cap, 9, 2)
@@ -121,7 +121,11 @@ def test_rondell_record_holds_the_stretch_since_the_last_capture():
         assert rep_count(state.array, off) == since + 1
         assert len(state.to_json()["history"]["actions"]) == since
         # the snapshot position is entry 0 and is never compared with itself as a stale copy
-        assert not state.array[off + 1 + since + 1 : off + 1 + cap].any() and off + 1 + cap == game.state_size
+        # two entries a word: the words and the half past the last entry are zero
+        count = since + 1
+        words = state.array[off + 1 : off + rep_block_size(cap)].astype(np.int64) & 0xFFFFFFFF
+        assert not words[(count + 1) // 2 :].any() and off + rep_block_size(cap) == game.state_size
+        assert count % 2 == 0 or words[count // 2] >> 16 == 0
 
 
 def test_a_full_record_restarts_at_the_current_position_past_the_ply_cap():

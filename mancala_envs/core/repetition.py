@@ -6,7 +6,7 @@ flat ``int32`` state, a *record* of that stretch and nothing older:
 
 * a **snapshot** of the position at the start of the stretch (game-specific layout, kept
   by the game itself), and
-* a **block** of entries, one word per ply since the snapshot: the action played and 25
+* a **block** of entries, half a word per ply since the snapshot: the action played and 10
   bits of the hash of the position it led to (``NOT_A_CHECKPOINT`` for positions that are
   never compared, e.g. a mid-turn decision step). Entry 0 is the snapshot position itself.
 
@@ -14,8 +14,12 @@ Checking a new position: ``rep_find`` scans the block for an equal hash. A hash 
 filter: the game **confirms** every match exactly, by replaying the recorded actions from
 the snapshot on a scratch copy and comparing the whole position. A hash collision therefore
 costs a replay and can never end a game. (Storing the positions themselves would need a
-packed position per ply; the hash-plus-replay record needs one word per ply. Search
-copies and hashes the whole state at every node, so the record's size is paid there.)
+packed position per ply; the hash-plus-replay record needs half a word per ply. Search
+copies and hashes the whole state at every node, so the record's size is paid there: it is
+sized for the ply cap, thousands of entries, where random games of the card games last 40 to
+250 plies, so most of it is zeros that every node copies. With 10 hash bits a scanned entry
+matches by chance once in 1,024, and a stretch is a few plies long on average (a capture
+ends it), so the replays they cost are rare.)
 
 After an irreversible ply the game calls ``rep_clear`` and writes a new snapshot. Because
 the env, the batched engine and every search agent call the same kernel on the same state,
@@ -24,8 +28,9 @@ they all see the same ending.
 Block layout at offset ``off`` with capacity ``cap`` (``rep_block_size(cap)`` words)::
 
     off+0                     count: entries in use (0..cap)
-    off+1 .. off+1+cap        entries: (hash bits << 6) | (action + 1), the hash bits being
-                              the low 25 bits of the position's hash (all ones for
+    off+1 ..                  entries, two 16-bit entries a word (entry i in word i // 2, the
+                              low half for even i): (hash bits << 6) | (action + 1), the hash
+                              bits being the low 10 bits of the position's hash (all ones for
                               NOT_A_CHECKPOINT) and the action -1 for entry 0 (the snapshot)
 
 Entries past ``count`` are always zero, so two states holding the same record are equal as
@@ -70,7 +75,11 @@ NOT_A_CHECKPOINT = -1
 R_COUNT = 0
 R_ENTRIES = 1
 ACTION_BITS = 6  # actions -1 .. 62 fit in an entry
-HASH_BITS = 25
+HASH_BITS = 10
+ENTRY_BITS = ACTION_BITS + HASH_BITS  # 16: two entries a word
+_ENTRY_MASK = (1 << ENTRY_BITS) - 1
+_SIGN = 1 << 31
+_WORD = (1 << 32) - 1
 _ACTION_MASK = (1 << ACTION_BITS) - 1
 _HASH_MASK = (1 << HASH_BITS) - 1  # also the bits stored for NOT_A_CHECKPOINT
 
@@ -91,8 +100,8 @@ def snapshot_field(stacks: int, cells: int, n: int) -> int:
 
 
 def rep_block_size(cap: int) -> int:
-    """Words of a block holding ``cap`` entries."""
-    return R_ENTRIES + cap
+    """Words of a block holding ``cap`` entries (two a word)."""
+    return R_ENTRIES + (cap + 1) // 2
 
 
 @njit(cache=True, inline="always")
@@ -118,20 +127,28 @@ def _hash_bits(h):
     return h & _HASH_MASK
 
 
+@njit(cache=True, inline="always")
+def _entry(state, off, i):
+    """Entry ``i`` of the block (16 bits)."""
+    return (state[off + R_ENTRIES + (i >> 1)] >> ((i & 1) * ENTRY_BITS)) & _ENTRY_MASK
+
+
 @njit(cache=True)
 def rep_hash(state, off, cap, i):
     """The hash bits of entry ``i`` (``_HASH_MASK`` for NOT_A_CHECKPOINT)."""
-    return state[off + R_ENTRIES + i] >> ACTION_BITS
+    return _entry(state, off, i) >> ACTION_BITS
 
 
 @njit(cache=True)
 def rep_action(state, off, cap, i):
-    return (state[off + R_ENTRIES + i] & _ACTION_MASK) - 1
+    return (_entry(state, off, i) & _ACTION_MASK) - 1
 
 
 def rep_actions(state: np.ndarray, off: int) -> list[int]:
     """The actions of entries 1 .. count-1 (the plies since the snapshot), for Python callers."""
-    entries = state[off + R_ENTRIES + 1 : off + R_ENTRIES + int(state[off + R_COUNT])]
+    n = int(state[off + R_COUNT])
+    words = state[off + R_ENTRIES : off + R_ENTRIES + (n + 1) // 2].astype(np.int64) & 0xFFFFFFFF
+    entries = np.stack([words & _ENTRY_MASK, words >> ENTRY_BITS], axis=1).ravel()[1:n]
     return [int(x) for x in (entries & _ACTION_MASK) - 1]
 
 
@@ -139,7 +156,7 @@ def rep_actions(state: np.ndarray, off: int) -> list[int]:
 def rep_clear(state, off, cap):
     """Forget the stretch: zero the entries in use and set the count to 0."""
     n = state[off + R_COUNT]
-    for i in range(n):
+    for i in range((n + 1) >> 1):
         state[off + R_ENTRIES + i] = 0
     state[off + R_COUNT] = 0
 
@@ -150,7 +167,12 @@ def rep_push(state, off, cap, h, action):
     n = state[off + R_COUNT]
     if n >= cap:
         return False
-    state[off + R_ENTRIES + n] = (_hash_bits(h) << ACTION_BITS) | (action + 1)
+    entry = np.int64((_hash_bits(h) << ACTION_BITS) | (action + 1))
+    w = off + R_ENTRIES + (n >> 1)
+    # the half is zero (entries past the count are); the high half's top bit is the sign bit,
+    # so the word is wrapped to int32's range without a branch
+    word = np.int64(state[w]) | (entry << ((n & 1) * ENTRY_BITS))
+    state[w] = ((word + _SIGN) & _WORD) - _SIGN
     state[off + R_COUNT] = n + 1
     return True
 
@@ -160,10 +182,9 @@ def rep_find(state, off, cap, h, start):
     """The first entry index >= start whose hash bits are those of ``h``, or -1 (``h`` must be
     >= 0; a NOT_A_CHECKPOINT entry can match too, and then fails the exact confirmation)."""
     n = state[off + R_COUNT]
-    base = off + R_ENTRIES
     bits = _hash_bits(h)
     for i in range(start, n):
-        if state[base + i] >> ACTION_BITS == bits:
+        if _entry(state, off, i) >> ACTION_BITS == bits:
             return i
     return -1
 
