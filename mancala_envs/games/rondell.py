@@ -93,8 +93,8 @@ Package rulings (points the rules leave open)
 Repetition record (exact, see ``mancala_envs.core.repetition``)
 ---------------------------------------------------------------
 A position can only repeat since the last capture, so the state keeps a snapshot of the
-position after the last capture and, for every ply since, the action and 25 bits of a
-hash of the position reached (one word). A new position is compared by hash with the recorded ones, and every
+position after the last capture and, for every ply since, the action and 10 bits of a
+hash of the position reached (half a word). A new position is compared by hash with the recorded ones, and every
 hash match is confirmed by replaying the recorded actions from the snapshot and comparing
 the whole position, so a hash collision can never end a game. The record holds
 ``max_plies + 1`` entries, enough for any game up to the ply cap (which is why
@@ -166,7 +166,7 @@ State layout (``numpy.int32``)
                         red/blue pairs of player 0, red/blue pairs of player 1, piles left,
                         the piles' share of the position hash (updated card by card)
     snapshot            heights [P], cards pile by pile [T + 8], to_move, phase, reserved
-    record              count, entries [max_plies+1] (hash bits and action, one word each)
+    record              count, entries [max_plies+1] (hash bits and action, two a word)
 
 ``to_json()`` gives every pile bottom to top as a string of ``R`` and ``B`` and the record
 as ``history`` (the snapshot position and the actions since); ``state_from_json`` replays

@@ -137,7 +137,7 @@ State layout (``numpy.int32``)
                     last_mover, captured red, captured black, lap_limit, the stacks' share
                     of the position hash (updated card by card; 0 with Parlett's ending)
     snapshot        heights [12], cards stack by stack [52 + 8], to_move, first_move
-    record          count, entries [max_plies+1] (hash bits and action, one word each)
+    record          count, entries [max_plies+1] (hash bits and action, two a word)
 
 ``to_json()`` gives every stack bottom to top as card names and, with Gering's ending, the
 repetition record as ``history`` (the position after the last capture and the actions since,
