@@ -25,7 +25,7 @@ def test_push_find_and_clear_keep_unused_entries_zero():
     cap = 4
     off = 3
     state = np.zeros(off + rep_block_size(cap) + 2, dtype=np.int32)
-    assert rep_block_size(cap) == 1 + cap  # one word per entry
+    assert rep_block_size(cap) == 1 + cap // 2  # two entries a word
     assert rep_push(state, off, cap, 7, -1)
     assert rep_push(state, off, cap, NOT_A_CHECKPOINT, 5)
     assert rep_push(state, off, cap, 9, 2)
@@ -121,7 +121,11 @@ def test_rondell_record_holds_the_stretch_since_the_last_capture():
         assert rep_count(state.array, off) == since + 1
         assert len(state.to_json()["history"]["actions"]) == since
         # the snapshot position is entry 0 and is never compared with itself as a stale copy
-        assert not state.array[off + 1 + since + 1 : off + 1 + cap].any() and off + 1 + cap == game.state_size
+        # two entries a word: the words and the half past the last entry are zero
+        count = since + 1
+        words = state.array[off + 1 : off + rep_block_size(cap)].astype(np.int64) & 0xFFFFFFFF
+        assert not words[(count + 1) // 2 :].any() and off + rep_block_size(cap) == game.state_size
+        assert count % 2 == 0 or words[count // 2] >> 16 == 0
 
 
 def test_a_full_record_restarts_at_the_current_position_past_the_ply_cap():
@@ -147,3 +151,43 @@ def test_a_full_record_restarts_at_the_current_position_past_the_ply_cap():
             taken, length = now, len(actions)
             assert game.state_from_json(payload) == state
     assert restarts >= 3
+
+
+def test_snapshot_block_copies_keep_the_cells_past_the_cards_zero_and_restore_the_board():
+    """``snapshot_take`` copies whole blocks of cells past each stack's cards (heights vary from
+    stack to stack, and at the end of the deck a block reads past the cells): the snapshot must
+    still hold exactly the cards, zeros after them, and give the board back."""
+    from mancala_envs.core.repetition import SNAPSHOT_BLOCK, snapshot_restore, snapshot_size, snapshot_take
+
+    stacks, cells, head, fields = 5, 20, 120, (0, 2)
+    heights = stacks * cells
+    snap = head + 4
+    rng = np.random.default_rng(5)
+    state = np.zeros(snap + snapshot_size(stacks, cells, len(fields)) + 3, dtype=np.int32)
+    state[-3:] = 99  # whatever follows the snapshot (the record) must be left alone
+    for trial in range(200):
+        board = state.copy()
+        board[: stacks * cells + stacks] = 0
+        # the cards: heights summing to at most `cells`, one stack possibly full to its last cell
+        left = cells - int(rng.integers(0, 2 * trial % 7 + 1))
+        for i in rng.permutation(stacks):
+            n = int(rng.integers(0, left + 1)) if i != stacks - 1 else left
+            n = min(n, left)
+            board[i * cells : i * cells + n] = rng.integers(1, 3, n)
+            board[heights + i] = n
+            left -= n
+        board[head : head + 3] = rng.integers(-1, 5, 3)
+        snapshot_take(board, stacks, cells, heights, head, fields, snap)
+        total = int(board[heights : heights + stacks].sum())
+        packed = np.concatenate([board[i * cells : i * cells + board[heights + i]] for i in range(stacks)])
+        cards = board[snap + stacks : snap + stacks + cells + SNAPSHOT_BLOCK]
+        assert (cards[:total] == packed).all() and not cards[total:].any(), trial
+        assert board[snap : snap + stacks].tolist() == board[heights : heights + stacks].tolist()
+        assert board[-3:].tolist() == [99, 99, 99]
+        restored = board.copy()
+        restored[: stacks * cells + stacks] = 7
+        restored[head : head + 3] = 0
+        snapshot_restore(restored, stacks, cells, heights, head, fields, snap)
+        assert (restored[: stacks * cells + stacks] == board[: stacks * cells + stacks]).all(), trial
+        assert [restored[head + f] for f in fields] == [board[head + f] for f in fields]
+        state = board  # the next snapshot overwrites this one (more or fewer cards)

@@ -6,7 +6,7 @@ flat ``int32`` state, a *record* of that stretch and nothing older:
 
 * a **snapshot** of the position at the start of the stretch (game-specific layout, kept
   by the game itself), and
-* a **block** of entries, one word per ply since the snapshot: the action played and 25
+* a **block** of entries, half a word per ply since the snapshot: the action played and 10
   bits of the hash of the position it led to (``NOT_A_CHECKPOINT`` for positions that are
   never compared, e.g. a mid-turn decision step). Entry 0 is the snapshot position itself.
 
@@ -14,8 +14,12 @@ Checking a new position: ``rep_find`` scans the block for an equal hash. A hash 
 filter: the game **confirms** every match exactly, by replaying the recorded actions from
 the snapshot on a scratch copy and comparing the whole position. A hash collision therefore
 costs a replay and can never end a game. (Storing the positions themselves would need a
-packed position per ply; the hash-plus-replay record needs one word per ply. Search
-copies and hashes the whole state at every node, so the record's size is paid there.)
+packed position per ply; the hash-plus-replay record needs half a word per ply. Search
+copies and hashes the whole state at every node, so the record's size is paid there: it is
+sized for the ply cap, thousands of entries, where random games of the card games last 40 to
+250 plies, so most of it is zeros that every node copies. With 10 hash bits a scanned entry
+matches by chance once in 1,024, and a stretch is a few plies long on average (a capture
+ends it), so the replays they cost are rare.)
 
 After an irreversible ply the game calls ``rep_clear`` and writes a new snapshot. Because
 the env, the batched engine and every search agent call the same kernel on the same state,
@@ -24,8 +28,9 @@ they all see the same ending.
 Block layout at offset ``off`` with capacity ``cap`` (``rep_block_size(cap)`` words)::
 
     off+0                     count: entries in use (0..cap)
-    off+1 .. off+1+cap        entries: (hash bits << 6) | (action + 1), the hash bits being
-                              the low 25 bits of the position's hash (all ones for
+    off+1 ..                  entries, two 16-bit entries a word (entry i in word i // 2, the
+                              low half for even i): (hash bits << 6) | (action + 1), the hash
+                              bits being the low 10 bits of the position's hash (all ones for
                               NOT_A_CHECKPOINT) and the action -1 for entry 0 (the snapshot)
 
 Entries past ``count`` are always zero, so two states holding the same record are equal as
@@ -47,8 +52,10 @@ record-keeping (``record_ply``). ``fields`` names the header entries that belong
 position (the player to move, a phase, ...). Snapshot layout at ``snap``::
 
     snap+0 .. snap+stacks                 stack heights
-    snap+stacks .. snap+stacks+cells      the cards, stack after stack (unused cells zero)
-    snap+stacks+cells ..                  the header ``fields``, in order
+    snap+stacks .. +cells+SNAPSHOT_BLOCK  the cards, stack after stack (unused cells zero; the
+                                          last SNAPSHOT_BLOCK cells are room for snapshot_take's
+                                          block copies)
+    snap+stacks+cells+SNAPSHOT_BLOCK ..   the header ``fields``, in order (``snapshot_field``)
 
 ``cells`` must be at least the number of cards in play. The game-specific steps (its ply
 without the record, its snapshot wrappers) are passed in as jitted functions; the functions
@@ -68,16 +75,33 @@ NOT_A_CHECKPOINT = -1
 R_COUNT = 0
 R_ENTRIES = 1
 ACTION_BITS = 6  # actions -1 .. 62 fit in an entry
-HASH_BITS = 25
+HASH_BITS = 10
+ENTRY_BITS = ACTION_BITS + HASH_BITS  # 16: two entries a word
+_ENTRY_MASK = (1 << ENTRY_BITS) - 1
+_SIGN = 1 << 31
+_WORD = (1 << 32) - 1
 _ACTION_MASK = (1 << ACTION_BITS) - 1
 _HASH_MASK = (1 << HASH_BITS) - 1  # also the bits stored for NOT_A_CHECKPOINT
 
 _U33 = np.uint64(33)
 
 
+SNAPSHOT_BLOCK = 8  # snapshot_take copies a stack's cards in blocks of this many cells
+
+
+def snapshot_size(stacks: int, cells: int, fields: int) -> int:
+    """Words of a snapshot of ``stacks`` stacks of ``cells`` cells and ``fields`` header fields."""
+    return stacks + cells + SNAPSHOT_BLOCK + fields
+
+
+def snapshot_field(stacks: int, cells: int, n: int) -> int:
+    """Where header field ``n`` (its index in ``fields``) sits in a snapshot, from its start."""
+    return stacks + cells + SNAPSHOT_BLOCK + n
+
+
 def rep_block_size(cap: int) -> int:
-    """Words of a block holding ``cap`` entries."""
-    return R_ENTRIES + cap
+    """Words of a block holding ``cap`` entries (two a word)."""
+    return R_ENTRIES + (cap + 1) // 2
 
 
 @njit(cache=True, inline="always")
@@ -103,20 +127,28 @@ def _hash_bits(h):
     return h & _HASH_MASK
 
 
+@njit(cache=True, inline="always")
+def _entry(state, off, i):
+    """Entry ``i`` of the block (16 bits)."""
+    return (state[off + R_ENTRIES + (i >> 1)] >> ((i & 1) * ENTRY_BITS)) & _ENTRY_MASK
+
+
 @njit(cache=True)
 def rep_hash(state, off, cap, i):
     """The hash bits of entry ``i`` (``_HASH_MASK`` for NOT_A_CHECKPOINT)."""
-    return state[off + R_ENTRIES + i] >> ACTION_BITS
+    return _entry(state, off, i) >> ACTION_BITS
 
 
 @njit(cache=True)
 def rep_action(state, off, cap, i):
-    return (state[off + R_ENTRIES + i] & _ACTION_MASK) - 1
+    return (_entry(state, off, i) & _ACTION_MASK) - 1
 
 
 def rep_actions(state: np.ndarray, off: int) -> list[int]:
     """The actions of entries 1 .. count-1 (the plies since the snapshot), for Python callers."""
-    entries = state[off + R_ENTRIES + 1 : off + R_ENTRIES + int(state[off + R_COUNT])]
+    n = int(state[off + R_COUNT])
+    words = state[off + R_ENTRIES : off + R_ENTRIES + (n + 1) // 2].astype(np.int64) & 0xFFFFFFFF
+    entries = np.stack([words & _ENTRY_MASK, words >> ENTRY_BITS], axis=1).ravel()[1:n]
     return [int(x) for x in (entries & _ACTION_MASK) - 1]
 
 
@@ -124,7 +156,7 @@ def rep_actions(state: np.ndarray, off: int) -> list[int]:
 def rep_clear(state, off, cap):
     """Forget the stretch: zero the entries in use and set the count to 0."""
     n = state[off + R_COUNT]
-    for i in range(n):
+    for i in range((n + 1) >> 1):
         state[off + R_ENTRIES + i] = 0
     state[off + R_COUNT] = 0
 
@@ -135,7 +167,12 @@ def rep_push(state, off, cap, h, action):
     n = state[off + R_COUNT]
     if n >= cap:
         return False
-    state[off + R_ENTRIES + n] = (_hash_bits(h) << ACTION_BITS) | (action + 1)
+    entry = np.int64((_hash_bits(h) << ACTION_BITS) | (action + 1))
+    w = off + R_ENTRIES + (n >> 1)
+    # the half is zero (entries past the count are); the high half's top bit is the sign bit,
+    # so the word is wrapped to int32's range without a branch
+    word = np.int64(state[w]) | (entry << ((n & 1) * ENTRY_BITS))
+    state[w] = ((word + _SIGN) & _WORD) - _SIGN
     state[off + R_COUNT] = n + 1
     return True
 
@@ -145,10 +182,9 @@ def rep_find(state, off, cap, h, start):
     """The first entry index >= start whose hash bits are those of ``h``, or -1 (``h`` must be
     >= 0; a NOT_A_CHECKPOINT entry can match too, and then fails the exact confirmation)."""
     n = state[off + R_COUNT]
-    base = off + R_ENTRIES
     bits = _hash_bits(h)
     for i in range(start, n):
-        if state[base + i] >> ACTION_BITS == bits:
+        if _entry(state, off, i) >> ACTION_BITS == bits:
             return i
     return -1
 
@@ -193,22 +229,34 @@ def stacks_hash(state, stacks, cells, heights, head, fields):
 
 @njit(cache=True)
 def snapshot_take(state, stacks, cells, heights, head, fields, snap):
-    """Copy the stacks (packed) and the header ``fields`` into the snapshot at ``snap``."""
+    """Copy the stacks (packed) and the header ``fields`` into the snapshot at ``snap``.
+
+    Each stack is copied in blocks of ``SNAPSHOT_BLOCK`` cells, the last block running past
+    the stack's cards (a stack's height changes from capture to capture, and a copy loop of
+    that many steps mispredicts its exit on most stacks; one block is one predictable step
+    for any stack below the block size). What a block copies past the cards is overwritten by
+    the next stack, and past the last stack it is zeroed, so the cells after the cards stay
+    zero (the snapshot has ``SNAPSHOT_BLOCK`` spare cells for that overshoot).
+    """
+    cards = snap + stacks
     old_total = 0
-    for i in range(stacks):
-        old_total += state[snap + i]
     k = 0
     for i in range(stacks):
+        old_total += state[snap + i]
         n = state[heights + i]
         state[snap + i] = n
-        base = i * cells
-        for j in range(n):
-            state[snap + stacks + k] = state[base + j]
-            k += 1
-    for j in range(k, old_total):  # cards of the old snapshot past the new ones
-        state[snap + stacks + j] = 0
+        source = i * cells
+        for b in range(0, n, SNAPSHOT_BLOCK):
+            for j in range(SNAPSHOT_BLOCK):
+                state[cards + k + b + j] = state[source + b + j]
+        k += n
+    for j in range(SNAPSHOT_BLOCK):  # the last block's overshoot
+        state[cards + k + j] = 0
+    for j in range(k + SNAPSHOT_BLOCK, old_total):  # cards of the old snapshot past the new ones
+        state[cards + j] = 0
+    fields_at = cards + cells + SNAPSHOT_BLOCK
     for n, f in enumerate(fields):
-        state[snap + stacks + cells + n] = state[head + f]
+        state[fields_at + n] = state[head + f]
 
 
 @njit(cache=True)
@@ -225,7 +273,7 @@ def snapshot_restore(state, stacks, cells, heights, head, fields, snap):
             state[base + j] = state[snap + stacks + k]
             k += 1
     for n, f in enumerate(fields):
-        state[head + f] = state[snap + stacks + cells + n]
+        state[head + f] = state[snap + stacks + cells + SNAPSHOT_BLOCK + n]
 
 
 @njit(cache=True)

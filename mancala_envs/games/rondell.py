@@ -93,8 +93,8 @@ Package rulings (points the rules leave open)
 Repetition record (exact, see ``mancala_envs.core.repetition``)
 ---------------------------------------------------------------
 A position can only repeat since the last capture, so the state keeps a snapshot of the
-position after the last capture and, for every ply since, the action and 25 bits of a
-hash of the position reached (one word). A new position is compared by hash with the recorded ones, and every
+position after the last capture and, for every ply since, the action and 10 bits of a
+hash of the position reached (half a word). A new position is compared by hash with the recorded ones, and every
 hash match is confirmed by replaying the recorded actions from the snapshot and comparing
 the whole position, so a hash collision can never end a game. The record holds
 ``max_plies + 1`` entries, enough for any game up to the ply cap (which is why
@@ -165,8 +165,8 @@ State layout (``numpy.int32``)
     header              to_move, done, plies, phase, reserved, end, leftover_to, last_mover,
                         red/blue pairs of player 0, red/blue pairs of player 1, piles left,
                         the piles' share of the position hash (updated card by card)
-    snapshot            heights [P], cards pile by pile [T], to_move, phase, reserved
-    record              count, entries [max_plies+1] (hash bits and action, one word each)
+    snapshot            heights [P], cards pile by pile [T + 8], to_move, phase, reserved
+    record              count, entries [max_plies+1] (hash bits and action, two a word)
 
 ``to_json()`` gives every pile bottom to top as a string of ``R`` and ``B`` and the record
 as ``history`` (the snapshot position and the actions since); ``state_from_json`` replays
@@ -211,7 +211,9 @@ from ..core.repetition import (
     rep_push,
     record_ply,
     replay_checked,
+    snapshot_field,
     snapshot_restore,
+    snapshot_size,
     snapshot_take,
     stack_hash,
     stacks_equal,
@@ -448,7 +450,7 @@ def _play(state, params, action):
             state[head + H_END] = END_NO_MOVE
             state[head + H_TAKER] = mover
         return False
-    pile = (action + _rotation(params, mover)) % P
+    pile = (action + _rotation(params, mover)) % P if params[P_PARTIAL] else action
     state[head + H_RESERVED] = -1
     captured = _sow(state, params, pile, mover)
     nxt = 1 - mover
@@ -508,10 +510,11 @@ def init(state, params, rng):
         deck[k] = RED if k < reds else BLUE
     shuffle_deck(rng, deck)  # = rng.shuffle(deck), draw for draw (core.deal)
     oh = params[P_O_H]
+    pile = 0  # card k goes to pile k mod P (counted, not divided: P is not a constant)
     for k in range(T):
-        pile = k % P
         state[pile * T + state[oh + pile]] = deck[k]
         state[oh + pile] += 1
+        pile = pile + 1 if pile < P - 1 else 0
     state[head + H_RESERVED] = -1
     state[head + H_TAKER] = -1
     state[head + H_LAST_MOVER] = -1
@@ -734,7 +737,7 @@ class RondellGame(Game):
         oh = P * T
         lay = {"P": P, "T": T, "cap": cap, "h": oh, "next": oh + P, "prev": oh + 2 * P, "head": oh + 3 * P}
         lay["snap"] = lay["head"] + HEADER_SIZE
-        lay["rep"] = lay["snap"] + P + T + 3
+        lay["rep"] = lay["snap"] + snapshot_size(P, T, len(POSITION_FIELDS))
         lay["size"] = lay["rep"] + rep_block_size(cap)
         self.__dict__["_layout_cache"] = lay
         return lay
@@ -804,7 +807,7 @@ class RondellGame(Game):
             k += n
         actions = rep_actions(a, rep)
         reserved = int(a[head + H_RESERVED])
-        snap_reserved = int(a[snap + P + T + 2])
+        snap_reserved = int(a[snap + snapshot_field(P, T, 2)])
         last = int(a[head + H_LAST_MOVER])
         taker = int(a[head + H_TAKER])
         return {
@@ -821,8 +824,8 @@ class RondellGame(Game):
             "leftover_to": None if taker < 0 else taker,
             "history": {
                 "piles": snap_piles,
-                "to_move": int(a[snap + P + T]),
-                "phase": PHASE_NAMES[int(a[snap + P + T + 1])],
+                "to_move": int(a[snap + snapshot_field(P, T, 0)]),
+                "phase": PHASE_NAMES[int(a[snap + snapshot_field(P, T, 1)])],
                 "reserved": None if snap_reserved < 0 else snap_reserved,
                 "actions": actions,
             },

@@ -136,8 +136,8 @@ State layout (``numpy.int32``)
     header          to_move, done, plies, first_move, south_colour (0 red, 1 black), end,
                     last_mover, captured red, captured black, lap_limit, the stacks' share
                     of the position hash (updated card by card; 0 with Parlett's ending)
-    snapshot        heights [12], cards stack by stack [52], to_move, first_move
-    record          count, entries [max_plies+1] (hash bits and action, one word each)
+    snapshot        heights [12], cards stack by stack [52 + 8], to_move, first_move
+    record          count, entries [max_plies+1] (hash bits and action, two a word)
 
 ``to_json()`` gives every stack bottom to top as card names and, with Gering's ending, the
 repetition record as ``history`` (the position after the last capture and the actions since,
@@ -181,7 +181,9 @@ from ..core.repetition import (
     rep_push,
     record_ply,
     replay_checked,
+    snapshot_field,
     snapshot_restore,
+    snapshot_size,
     snapshot_take,
     stack_hash,
     stacks_equal,
@@ -219,7 +221,7 @@ HEADER_SIZE = 11
 # The header entries that belong to a position for the repetition rule (hashed, snapshotted).
 POSITION_FIELDS = (H_TO_MOVE, H_FIRST)
 O_SNAP = O_HEAD + HEADER_SIZE
-SNAP_SIZE = N_POS + CAP + 2
+SNAP_SIZE = snapshot_size(N_POS, CAP, len(POSITION_FIELDS))
 O_REP = O_SNAP + SNAP_SIZE
 
 END_NONE = 0
@@ -250,9 +252,9 @@ def parse_card(text: str) -> int:
 # -- kernel helpers -------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _colour(cell):
-    """Colour of a stored cell (card id + 1): 0 red (D, H), 1 black (C, S)."""
-    suit = (cell - 1) // 13
-    return 0 if (suit == 1 or suit == 2) else 1
+    """Colour of a stored cell (card id + 1): 0 red (D, H), 1 black (C, S). The red cards are
+    ids 13 .. 38 (D then H), i.e. cells 14 .. 39: one comparison, no division."""
+    return 0 if 14 <= cell <= 39 else 1
 
 
 @njit(cache=True, inline="always")
@@ -364,14 +366,14 @@ def _land(state, pos, cell, my_colour, hashed):
     if dv > top_rank:  # (a top Ace counts 1) every card of the top's colour goes
         if hashed:
             state[O_HEAD + H_HASH] ^= stack_hash(state, pos, CAP, h)  # out: the stack before the drop
+        # keep the other colour's cards in order, without a branch per card (the colours
+        # come in no order a branch could predict); all that go are of the top's colour
         k = 0
         for j in range(h + 1):
             x = state[base + j]
-            if _colour(x) == tc:
-                _capture(state, x)
-            else:
-                state[base + k] = x
-                k += 1
+            state[base + k] = x
+            k += 1 if _colour(x) != tc else 0
+        state[O_HEAD + H_CAPTURED + tc] += h + 1 - k
         for j in range(k, h + 1):
             state[base + j] = 0
         state[O_H + pos] = k
@@ -759,8 +761,8 @@ class WiddershinsGame(Game):
                 k += n
             payload["history"] = {
                 "stacks": stacks,
-                "to_move": int(a[O_SNAP + N_POS + CAP]),
-                "first_move": bool(a[O_SNAP + N_POS + CAP + 1]),
+                "to_move": int(a[O_SNAP + snapshot_field(N_POS, CAP, 0)]),
+                "first_move": bool(a[O_SNAP + snapshot_field(N_POS, CAP, 1)]),
                 "actions": rep_actions(a, O_REP),
             }
         return payload
