@@ -30,8 +30,9 @@ then fits the networks on the positions collected so far:
    ``mancala_envs.core.encodings``; with ``value.features: moves`` plus the game's move
    features, ``mancala_envs.games.move_features``): the value head (mean squared error) and the policy
    head (cross-entropy with the search's move, or with ``value.policy_teacher: plain`` plain
-   alpha-beta's move at the same depth; with ``value.policy_temperature: T > 0`` as well, with
-   the softmax over every legal move of plain alpha-beta's value of it (each child searched one
+   alpha-beta's move at the same depth, or at ``value.policy_teacher_depth`` plies while
+   self-play keeps its own; with ``value.policy_temperature: T > 0`` as well, with the
+   softmax over every legal move of plain alpha-beta's value of it (each child searched one
    ply less deep) divided by ``T``, so equally good moves share the target instead of one of
    them being picked at random; over the legal moves; with move features plus
    one weight per column of a move's block, shared by every move), Adam, over a replay buffer of the last
@@ -127,7 +128,9 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
     features = settings["features"]
     tt = TranspositionTable(16)
     plain_tt = TranspositionTable(16)  # plain alpha-beta's values are on another scale: a table of its own
-    plain_teacher = settings["policy_teacher"] == "plain" and net is not None
+    teacher_depth = settings.get("policy_teacher_depth", 0) or settings["depth"]  # value.policy_teacher_depth
+    # without an evaluation the search is plain alpha-beta: its move is the teacher's at the same depth
+    plain_teacher = settings["policy_teacher"] == "plain" and (net is not None or teacher_depth != settings["depth"])
     # soft targets from the first iteration on (without an evaluation the search is plain alpha-beta)
     temperature = settings.get("policy_temperature", 0.0) if settings["policy_teacher"] == "plain" else 0.0
     observations, values, moves, results, own, masks, rows, soft = [], [], [], [], [], [], [], []
@@ -152,11 +155,11 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
             masks.append(state.action_mask() != 0)
             values.append(_scaled(found.value, settings["margin_scale"], net is not None))
             if temperature > 0:  # every move's plain value (value.policy_temperature)
-                move_values = root_move_values(state, settings["depth"], plain_tt, plain_rng)
+                move_values = root_move_values(state, teacher_depth, plain_tt, plain_rng)
                 soft.append(soft_target(move_values, temperature))
                 moves.append(int(np.argmax(move_values)))
             elif plain_teacher:  # the policy's target: plain alpha-beta's move (value.policy_teacher)
-                moves.append(search(state, settings["depth"], tt=plain_tt, rng=plain_rng).best_action)
+                moves.append(search(state, teacher_depth, tt=plain_tt, rng=plain_rng).best_action)
             else:
                 moves.append(found.best_action)
             movers.append(mover)
@@ -278,7 +281,8 @@ class SearchBootstrapTrainer(RunTrainer):
                 seeds = [self.config.seed * 1_000_003 + it * 10_007 + g for g in range(cfg.games)]
                 settings = {"depth": cfg.depth, "random_plies": cfg.random_plies, "epsilon": cfg.epsilon,
                             "margin_scale": cfg.margin_scale, "policy_teacher": cfg.policy_teacher,
-                            "features": self.features, "policy_temperature": cfg.policy_temperature}
+                            "features": self.features, "policy_temperature": cfg.policy_temperature,
+                            "policy_teacher_depth": cfg.policy_teacher_depth}
                 jobs = [(evaluation, seeds[w::workers], settings) for w in range(workers)]
                 batches = [b for b in pool.map(_worker_play, jobs) if len(b[0])]
                 positions = self._add_to_buffer(batches)
