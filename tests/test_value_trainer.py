@@ -274,3 +274,32 @@ def test_a_deeper_plain_teacher_labels_the_same_games_with_its_own_moves(tmp_pat
         load_config(QUICK, ["value.policy_teacher_depth=-1", "value.policy_teacher=plain"])
     with pytest.raises(ConfigError, match="value.policy_teacher_depth must be an integer"):
         load_config(QUICK, ["value.policy_teacher_depth=deep", "value.policy_teacher=plain"])
+
+
+def test_the_policy_heads_own_epochs_and_layers_leave_the_value_head_alone(tmp_path):
+    # value.policy_epochs / value.policy_hidden change only the policy network: the same seed gives the
+    # same games and the same value head, so a policy-only change is measured on the config's own search.
+    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
+
+    def trained(name: str, *overrides: str):
+        config = load_config(QUICK, ["value.iterations=2", "value.games=2", "value.depth=1", "value.workers=1",
+                                     "value.hidden=[8]", "value.epochs=1", "value.eval_every=100",
+                                     "eval.final_openings=1", "eval.ladder=[random]", f"runs_dir={tmp_path}",
+                                     *overrides])
+        SearchBootstrapTrainer(config, tmp_path / name, RunState(), echo=lambda text: None).run()
+        return load_evaluation(tmp_path / name)
+
+    base = trained("base")
+    more = trained("more", "value.policy_epochs=3", "value.policy_hidden=[16,4]")
+    for (w, b), (w2, b2) in zip(base.value_layers, more.value_layers, strict=True):
+        assert np.array_equal(w, w2) and np.array_equal(b, b2)
+    assert [w.shape[1] for w, _ in base.policy_layers] == [8, base.game.num_actions]
+    assert [w.shape[1] for w, _ in more.policy_layers] == [16, 4, base.game.num_actions]
+    state = base.game.new_state(3)
+    assert np.isfinite(more.policy_logits(state.observation(0)[None])).all()
+    for bad, message in (("value.policy_epochs=-1", "value.policy_epochs must be at least 0, got -1"),
+                         ("value.policy_hidden=[0]", r"value.policy_hidden\[0\] must be at least 1, got 0"),
+                         ("value.policy_hidden=64", "value.policy_hidden must be a list")):
+        with pytest.raises(ConfigError, match=message):
+            load_config(QUICK, [bad])

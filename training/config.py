@@ -100,9 +100,11 @@ class ValueConfig:
     policy_temperature: float = 0.0  # > 0 (with policy_teacher plain): soft targets, softmax of every move's plain value / this
     policy_teacher_depth: int = 0  # with policy_teacher plain: plies the plain teacher searches (0: value.depth)
     hidden: list[int] = field(default_factory=lambda: [64])  # hidden layers of the value and policy networks
+    policy_hidden: list[int] = field(default_factory=list)  # the policy network's own hidden layers (empty: hidden)
     activation: str = "relu"  # hidden activation: relu or tanh
     learning_rate: float = 1e-3  # Adam step size
     epochs: int = 3  # passes over the replay buffer per iteration
+    policy_epochs: int = 0  # the policy head's passes per iteration (0: epochs; the value head keeps epochs)
     batch_size: int = 256  # minibatch size
     replay: int = 60000  # positions kept (the newest)
     workers: int = 2  # self-play processes
@@ -310,8 +312,10 @@ NUMBER_BOUNDS: dict[str, Bounds] = {
     "value.policy_temperature": AT_LEAST_0,
     "value.policy_teacher_depth": AT_LEAST_0,
     "value.hidden[]": AT_LEAST_1,
+    "value.policy_hidden[]": AT_LEAST_1,
     "value.learning_rate": POSITIVE,
     "value.epochs": AT_LEAST_1,
+    "value.policy_epochs": AT_LEAST_0,
     "value.batch_size": AT_LEAST_1,
     "value.replay": AT_LEAST_1,
     "value.workers": AT_LEAST_1,

@@ -215,7 +215,7 @@ class SearchBootstrapTrainer(RunTrainer):
         self.features = move_feature_set(self.cfg.features, self.game.family, self.game.options)
         width = self.spec.width + self.features.width
         self.value_net = _mlp(width, self.cfg.hidden, 1, self.cfg.activation)
-        self.policy_net = _mlp(width, self.cfg.hidden, self.game.num_actions, self.cfg.activation)
+        self.policy_net = _mlp(width, self.cfg.policy_hidden or self.cfg.hidden, self.game.num_actions, self.cfg.activation)
         # with move features: one weight per column of a move's block, shared by every move (learned_eval)
         self.policy_move = nn.Parameter(torch.zeros(self.features.per_block)) if self.features.blocks else None
         params = list(self.value_net.parameters()) + list(self.policy_net.parameters())
@@ -338,25 +338,28 @@ class SearchBootstrapTrainer(RunTrainer):
             a = torch.from_numpy(np.concatenate(soft))
         rng = np.random.default_rng(self.config.seed + self.state.steps)
         fitted = np.flatnonzero(~held_out)
-        value_loss = policy_loss = 0.0
-        batches = 0
-        for _ in range(cfg.epochs):
+        losses = {"value": [], "policy": []}
+        policy_epochs = cfg.policy_epochs or cfg.epochs  # the heads are separate networks: each its own passes
+        for epoch in range(max(cfg.epochs, policy_epochs)):
             order = torch.from_numpy(rng.permutation(fitted))
             for start in range(0, len(order), cfg.batch_size):
                 idx = order[start:start + cfg.batch_size]
-                v = self.value_net(x[idx])[:, 0]
-                lv = nn.functional.mse_loss(v, y[idx])
-                logits = self._policy(x[idx]).masked_fill(~legal[idx], -1e9)  # the policy picks among legal moves
-                lp = nn.functional.cross_entropy(logits, a[idx])
+                loss = torch.zeros(())
+                if epoch < cfg.epochs:
+                    lv = nn.functional.mse_loss(self.value_net(x[idx])[:, 0], y[idx])
+                    losses["value"].append(lv.item())
+                    loss = loss + lv
+                if epoch < policy_epochs:
+                    logits = self._policy(x[idx]).masked_fill(~legal[idx], -1e9)  # the policy picks among legal moves
+                    lp = nn.functional.cross_entropy(logits, a[idx])
+                    losses["policy"].append(lp.item())
+                    loss = loss + lp
                 self.optimizer.zero_grad()
-                (lv + lp).backward()
-                self.optimizer.step()
-                value_loss += lv.item()
-                policy_loss += lp.item()
-                batches += 1
+                loss.backward()
+                self.optimizer.step()  # Adam skips the head without a gradient
         if self.score_scale > 0 and held_out.any():
             self.value_gain = self._gain(x[held_out], y[held_out])
-        return {"value": value_loss / max(batches, 1), "policy": policy_loss / max(batches, 1)}
+        return {head: float(np.mean(values)) if values else 0.0 for head, values in losses.items()}
 
     def _policy(self, x: torch.Tensor) -> torch.Tensor:
         """The policy's logits: the MLP, plus each move's block of move features times the shared weights."""
