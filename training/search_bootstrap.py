@@ -36,7 +36,8 @@ then fits the networks on the positions collected so far:
    ply less deep) divided by ``T``, so equally good moves share the target instead of one of
    them being picked at random; over the legal moves; with move features plus
    one weight per column of a move's block, shared by every move), Adam, over a replay buffer of the last
-   ``value.replay`` positions. The result goes to ``evaluation.npz`` in the run folder
+   ``value.replay`` positions (``value.policy_hidden``, ``value.policy_epochs``: the policy
+   network's own layers and passes; the value network, and so the games, stay the same). The result goes to ``evaluation.npz`` in the run folder
    (``mancala_envs.agents.learned_eval``) after every iteration, so ``eval=RUN_DIR`` and
    ``policy:RUN_DIR`` can play it while the run goes on.
 
@@ -215,7 +216,8 @@ class SearchBootstrapTrainer(RunTrainer):
         self.features = move_feature_set(self.cfg.features, self.game.family, self.game.options)
         width = self.spec.width + self.features.width
         self.value_net = _mlp(width, self.cfg.hidden, 1, self.cfg.activation)
-        self.policy_net = _mlp(width, self.cfg.policy_hidden or self.cfg.hidden, self.game.num_actions, self.cfg.activation)
+        policy_hidden = self.cfg.policy_hidden or self.cfg.hidden  # value.policy_hidden: the policy's own layers
+        self.policy_net = _mlp(width, policy_hidden, self.game.num_actions, self.cfg.activation)
         # with move features: one weight per column of a move's block, shared by every move (learned_eval)
         self.policy_move = nn.Parameter(torch.zeros(self.features.per_block)) if self.features.blocks else None
         params = list(self.value_net.parameters()) + list(self.policy_net.parameters())
