@@ -232,3 +232,74 @@ def test_soft_policy_targets_are_plain_alphabetas_values_of_every_move():
     assert np.all(batch[7][~batch[5]] == 0)  # no target on an illegal move
     with pytest.raises(ConfigError, match="value.policy_temperature > 0 needs value.policy_teacher: plain"):
         load_config(QUICK, ["value.policy_temperature=1"])
+
+
+def test_a_deeper_plain_teacher_labels_the_same_games_with_its_own_moves(tmp_path):
+    # value.policy_teacher_depth: the policy learns plain alpha-beta's move at that depth while self-play
+    # (games, value targets) keeps value.depth; from the first iteration on (no evaluation yet).
+    from mancala_envs.agents.search import TranspositionTable, search
+    from mancala_envs.games.move_features import move_feature_set
+    from mancala_envs.registry import make_game
+    from mancala_envs.training.search_bootstrap import play_games
+
+    game = make_game("kalah-v0")
+    settings = {"depth": 1, "random_plies": 2, "epsilon": 0.0, "margin_scale": 6.0, "policy_teacher": "plain",
+                "features": move_feature_set("none", game.family, game.options)}
+    same = play_games(game, None, [1, 2], settings)
+    deeper = play_games(game, None, [1, 2], {**settings, "policy_teacher_depth": 4})
+    assert np.array_equal(same[0], deeper[0]) and np.array_equal(same[1], deeper[1])  # the same games, values
+    assert not np.array_equal(same[2], deeper[2])  # depth 4 disagrees with depth 1 somewhere
+    assert np.all(deeper[5][np.arange(len(deeper[2])), deeper[2]])  # legal moves
+    game_rng = np.random.default_rng(1)
+    state = game.new_state(int(game_rng.integers(2**31)))
+    for _ in range(int(game_rng.integers(settings["random_plies"] + 1))):
+        state.apply(int(game_rng.choice(state.legal_actions())))
+    expected = search(state, 4, tt=TranspositionTable(16), rng=np.random.default_rng([1, 1])).best_action
+    assert deeper[2][0] == expected
+    # a tiny Widdershins run completes with it and leaves a playable policy
+    from mancala_envs.agents.specs import make_agent
+    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
+
+    config = load_config(ROOT / "configs" / "widdershins-v0-value.yaml",
+                         ["value.policy_teacher_depth=2", "value.iterations=1", "value.games=2", "value.depth=1",
+                          "value.workers=1", "value.hidden=[8]", "value.eval_every=100", "eval.final_openings=1",
+                          "eval.ladder=[random]", f"runs_dir={tmp_path}"])
+    SearchBootstrapTrainer(config, tmp_path, RunState(), echo=lambda text: None).run()
+    state = load_evaluation(tmp_path).game.new_state(5)
+    assert state.is_legal(make_agent(f"policy:{tmp_path}", seed=0).act(state))
+    with pytest.raises(ConfigError, match="value.policy_teacher_depth > 0 needs value.policy_teacher: plain"):
+        load_config(QUICK, ["value.policy_teacher_depth=4"])
+    with pytest.raises(ConfigError, match="value.policy_teacher_depth must be at least 0, got -1"):
+        load_config(QUICK, ["value.policy_teacher_depth=-1", "value.policy_teacher=plain"])
+    with pytest.raises(ConfigError, match="value.policy_teacher_depth must be an integer"):
+        load_config(QUICK, ["value.policy_teacher_depth=deep", "value.policy_teacher=plain"])
+
+
+def test_the_policy_heads_own_epochs_and_layers_leave_the_value_head_alone(tmp_path):
+    # value.policy_epochs / value.policy_hidden change only the policy network: the same seed gives the
+    # same games and the same value head, so a policy-only change is measured on the config's own search.
+    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
+
+    def trained(name: str, *overrides: str):
+        config = load_config(QUICK, ["value.iterations=2", "value.games=2", "value.depth=1", "value.workers=1",
+                                     "value.hidden=[8]", "value.epochs=1", "value.eval_every=100",
+                                     "eval.final_openings=1", "eval.ladder=[random]", f"runs_dir={tmp_path}",
+                                     *overrides])
+        SearchBootstrapTrainer(config, tmp_path / name, RunState(), echo=lambda text: None).run()
+        return load_evaluation(tmp_path / name)
+
+    base = trained("base")
+    more = trained("more", "value.policy_epochs=3", "value.policy_hidden=[16,4]")
+    for (w, b), (w2, b2) in zip(base.value_layers, more.value_layers, strict=True):
+        assert np.array_equal(w, w2) and np.array_equal(b, b2)
+    assert [w.shape[1] for w, _ in base.policy_layers] == [8, base.game.num_actions]
+    assert [w.shape[1] for w, _ in more.policy_layers] == [16, 4, base.game.num_actions]
+    state = base.game.new_state(3)
+    assert np.isfinite(more.policy_logits(state.observation(0)[None])).all()
+    for bad, message in (("value.policy_epochs=-1", "value.policy_epochs must be at least 0, got -1"),
+                         ("value.policy_hidden=[0]", r"value.policy_hidden\[0\] must be at least 1, got 0"),
+                         ("value.policy_hidden=64", "value.policy_hidden must be a list")):
+        with pytest.raises(ConfigError, match=message):
+            load_config(QUICK, [bad])

@@ -98,10 +98,13 @@ class ValueConfig:
     features: str = "none"  # "moves": the game's move features added to the input (mancala_envs.games.move_features)
     policy_teacher: str = "search"  # the policy head's target: "search" (the self-play search's move) or "plain" (plain alpha-beta's, same depth)
     policy_temperature: float = 0.0  # > 0 (with policy_teacher plain): soft targets, softmax of every move's plain value / this
+    policy_teacher_depth: int = 0  # with policy_teacher plain: plies the plain teacher searches (0: value.depth)
     hidden: list[int] = field(default_factory=lambda: [64])  # hidden layers of the value and policy networks
+    policy_hidden: list[int] = field(default_factory=list)  # the policy network's own hidden layers (empty: hidden)
     activation: str = "relu"  # hidden activation: relu or tanh
     learning_rate: float = 1e-3  # Adam step size
     epochs: int = 3  # passes over the replay buffer per iteration
+    policy_epochs: int = 0  # the policy head's passes per iteration (0: epochs; the value head keeps epochs)
     batch_size: int = 256  # minibatch size
     replay: int = 60000  # positions kept (the newest)
     workers: int = 2  # self-play processes
@@ -204,6 +207,9 @@ class TrainConfig:
         if v.policy_temperature > 0 and v.policy_teacher != "plain":
             raise ConfigError("value.policy_temperature > 0 needs value.policy_teacher: plain (soft targets from plain "
                               "alpha-beta's value of every move)")
+        if v.policy_teacher_depth > 0 and v.policy_teacher != "plain":
+            raise ConfigError("value.policy_teacher_depth > 0 needs value.policy_teacher: plain (the depth of plain "
+                              "alpha-beta teaching the policy)")
         try:
             game = make_game(self.env_id, **self.options)
             move_feature_set(v.features, game.family, game.options)
@@ -304,9 +310,12 @@ NUMBER_BOUNDS: dict[str, Bounds] = {
     "value.holdout": FRACTION,
     "value.margin_scale": POSITIVE,
     "value.policy_temperature": AT_LEAST_0,
+    "value.policy_teacher_depth": AT_LEAST_0,
     "value.hidden[]": AT_LEAST_1,
+    "value.policy_hidden[]": AT_LEAST_1,
     "value.learning_rate": POSITIVE,
     "value.epochs": AT_LEAST_1,
+    "value.policy_epochs": AT_LEAST_0,
     "value.batch_size": AT_LEAST_1,
     "value.replay": AT_LEAST_1,
     "value.workers": AT_LEAST_1,

@@ -30,12 +30,14 @@ then fits the networks on the positions collected so far:
    ``mancala_envs.core.encodings``; with ``value.features: moves`` plus the game's move
    features, ``mancala_envs.games.move_features``): the value head (mean squared error) and the policy
    head (cross-entropy with the search's move, or with ``value.policy_teacher: plain`` plain
-   alpha-beta's move at the same depth; with ``value.policy_temperature: T > 0`` as well, with
-   the softmax over every legal move of plain alpha-beta's value of it (each child searched one
+   alpha-beta's move at the same depth, or at ``value.policy_teacher_depth`` plies while
+   self-play keeps its own; with ``value.policy_temperature: T > 0`` as well, with the
+   softmax over every legal move of plain alpha-beta's value of it (each child searched one
    ply less deep) divided by ``T``, so equally good moves share the target instead of one of
    them being picked at random; over the legal moves; with move features plus
    one weight per column of a move's block, shared by every move), Adam, over a replay buffer of the last
-   ``value.replay`` positions. The result goes to ``evaluation.npz`` in the run folder
+   ``value.replay`` positions (``value.policy_hidden``, ``value.policy_epochs``: the policy
+   network's own layers and passes; the value network, and so the games, stay the same). The result goes to ``evaluation.npz`` in the run folder
    (``mancala_envs.agents.learned_eval``) after every iteration, so ``eval=RUN_DIR`` and
    ``policy:RUN_DIR`` can play it while the run goes on.
 
@@ -127,7 +129,9 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
     features = settings["features"]
     tt = TranspositionTable(16)
     plain_tt = TranspositionTable(16)  # plain alpha-beta's values are on another scale: a table of its own
-    plain_teacher = settings["policy_teacher"] == "plain" and net is not None
+    teacher_depth = settings.get("policy_teacher_depth", 0) or settings["depth"]  # value.policy_teacher_depth
+    # without an evaluation the search is plain alpha-beta: its move is the teacher's at the same depth
+    plain_teacher = settings["policy_teacher"] == "plain" and (net is not None or teacher_depth != settings["depth"])
     # soft targets from the first iteration on (without an evaluation the search is plain alpha-beta)
     temperature = settings.get("policy_temperature", 0.0) if settings["policy_teacher"] == "plain" else 0.0
     observations, values, moves, results, own, masks, rows, soft = [], [], [], [], [], [], [], []
@@ -152,11 +156,11 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
             masks.append(state.action_mask() != 0)
             values.append(_scaled(found.value, settings["margin_scale"], net is not None))
             if temperature > 0:  # every move's plain value (value.policy_temperature)
-                move_values = root_move_values(state, settings["depth"], plain_tt, plain_rng)
+                move_values = root_move_values(state, teacher_depth, plain_tt, plain_rng)
                 soft.append(soft_target(move_values, temperature))
                 moves.append(int(np.argmax(move_values)))
             elif plain_teacher:  # the policy's target: plain alpha-beta's move (value.policy_teacher)
-                moves.append(search(state, settings["depth"], tt=plain_tt, rng=plain_rng).best_action)
+                moves.append(search(state, teacher_depth, tt=plain_tt, rng=plain_rng).best_action)
             else:
                 moves.append(found.best_action)
             movers.append(mover)
@@ -212,7 +216,8 @@ class SearchBootstrapTrainer(RunTrainer):
         self.features = move_feature_set(self.cfg.features, self.game.family, self.game.options)
         width = self.spec.width + self.features.width
         self.value_net = _mlp(width, self.cfg.hidden, 1, self.cfg.activation)
-        self.policy_net = _mlp(width, self.cfg.hidden, self.game.num_actions, self.cfg.activation)
+        policy_hidden = self.cfg.policy_hidden or self.cfg.hidden  # value.policy_hidden: the policy's own layers
+        self.policy_net = _mlp(width, policy_hidden, self.game.num_actions, self.cfg.activation)
         # with move features: one weight per column of a move's block, shared by every move (learned_eval)
         self.policy_move = nn.Parameter(torch.zeros(self.features.per_block)) if self.features.blocks else None
         params = list(self.value_net.parameters()) + list(self.policy_net.parameters())
@@ -278,7 +283,8 @@ class SearchBootstrapTrainer(RunTrainer):
                 seeds = [self.config.seed * 1_000_003 + it * 10_007 + g for g in range(cfg.games)]
                 settings = {"depth": cfg.depth, "random_plies": cfg.random_plies, "epsilon": cfg.epsilon,
                             "margin_scale": cfg.margin_scale, "policy_teacher": cfg.policy_teacher,
-                            "features": self.features, "policy_temperature": cfg.policy_temperature}
+                            "features": self.features, "policy_temperature": cfg.policy_temperature,
+                            "policy_teacher_depth": cfg.policy_teacher_depth}
                 jobs = [(evaluation, seeds[w::workers], settings) for w in range(workers)]
                 batches = [b for b in pool.map(_worker_play, jobs) if len(b[0])]
                 positions = self._add_to_buffer(batches)
@@ -334,25 +340,28 @@ class SearchBootstrapTrainer(RunTrainer):
             a = torch.from_numpy(np.concatenate(soft))
         rng = np.random.default_rng(self.config.seed + self.state.steps)
         fitted = np.flatnonzero(~held_out)
-        value_loss = policy_loss = 0.0
-        batches = 0
-        for _ in range(cfg.epochs):
+        losses = {"value": [], "policy": []}
+        policy_epochs = cfg.policy_epochs or cfg.epochs  # the heads are separate networks: each its own passes
+        for epoch in range(max(cfg.epochs, policy_epochs)):
             order = torch.from_numpy(rng.permutation(fitted))
             for start in range(0, len(order), cfg.batch_size):
                 idx = order[start:start + cfg.batch_size]
-                v = self.value_net(x[idx])[:, 0]
-                lv = nn.functional.mse_loss(v, y[idx])
-                logits = self._policy(x[idx]).masked_fill(~legal[idx], -1e9)  # the policy picks among legal moves
-                lp = nn.functional.cross_entropy(logits, a[idx])
+                loss = torch.zeros(())
+                if epoch < cfg.epochs:
+                    lv = nn.functional.mse_loss(self.value_net(x[idx])[:, 0], y[idx])
+                    losses["value"].append(lv.item())
+                    loss = loss + lv
+                if epoch < policy_epochs:
+                    logits = self._policy(x[idx]).masked_fill(~legal[idx], -1e9)  # the policy picks among legal moves
+                    lp = nn.functional.cross_entropy(logits, a[idx])
+                    losses["policy"].append(lp.item())
+                    loss = loss + lp
                 self.optimizer.zero_grad()
-                (lv + lp).backward()
-                self.optimizer.step()
-                value_loss += lv.item()
-                policy_loss += lp.item()
-                batches += 1
+                loss.backward()
+                self.optimizer.step()  # Adam skips the head without a gradient
         if self.score_scale > 0 and held_out.any():
             self.value_gain = self._gain(x[held_out], y[held_out])
-        return {"value": value_loss / max(batches, 1), "policy": policy_loss / max(batches, 1)}
+        return {head: float(np.mean(values)) if values else 0.0 for head, values in losses.items()}
 
     def _policy(self, x: torch.Tensor) -> torch.Tensor:
         """The policy's logits: the MLP, plus each move's block of move features times the shared weights."""
