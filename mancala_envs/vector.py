@@ -100,16 +100,11 @@ class ThreadChooser:
 
     On a quiet machine the threads split the batch; on a busy one a worker thread waits for a
     core, and a step that waits for it took 30 to 300 times longer than one thread alone
-    (measured: see benchmarks/README.md, "BatchEnv under load"). So from time to time a probe
-    runs ``trials + 1`` serial steps, then ``trials + 1`` parallel ones, and the parallel step is
-    used until the next probe if its median time is below ``MARGIN`` (0.8) times the serial
-    one's; a parallel step slower than ``GIVE_UP`` (4) times the serial median ends the probe at
-    once. The first step of each block is not timed: it moves the games' data between the
-    cores' caches, a cost paid once per switch, not per step. (A probe that alternated the two
-    steps paid it on every step: on a quiet machine it measured the parallel step at about
-    0.9x the serial time and kept the serial step, while the parallel step alone ran 1.4x
-    faster; benchmarks/README.md, "Session 5".) The first probe starts at the first step,
-    the next ones ``every`` steps after the end of the last;
+    (measured: see benchmarks/README.md, "BatchEnv under load"). So from time to time the
+    next ``2 * trials`` steps alternate the two, and the parallel step is used until the next
+    probe if its median time is below ``MARGIN`` (0.8) times the serial one's; a parallel
+    step slower than ``GIVE_UP`` (4) times the serial median ends the probe at once. The first
+    probe starts at the first step, the next ones ``every`` steps after the end of the last;
     while the serial step keeps winning, that gap doubles at each probe (up to
     ``MAX_BACKOFF * every``), since a probe's parallel steps are the slow ones then; when the
     parallel step wins it is ``every`` again. A lost probe also sets the gap long enough that
@@ -145,8 +140,7 @@ class ThreadChooser:
         self.serial_wins = 0  # probes in a row that the serial step won
         self.until_probe = 0  # steps left before the next probe (a probe at the start)
         self.probing = 0  # steps of the current probe done
-        self.timings: dict[bool, list[float]] = {False: [], True: []}  # the timed steps of the probe
-        self.parallel_seen: list[float] = []  # every parallel step of the probe (its cost)
+        self.timings: dict[bool, list[float]] = {False: [], True: []}
 
     @classmethod
     def always(cls, parallel: bool) -> "ThreadChooser":
@@ -158,24 +152,20 @@ class ThreadChooser:
 
     def next_choice(self) -> bool:
         """Whether the coming step runs in parallel."""
-        return self.probing > self.trials if self.until_probe == 0 else self.current
+        return self.probing % 2 == 1 if self.until_probe == 0 else self.current
 
     def record(self, parallel: bool, seconds: float) -> None:
         """The step just run (parallel or not) took ``seconds``."""
         if self.until_probe != 0:
             self.until_probe -= 1 if self.until_probe > 0 else 0
             return
-        first_of_block = self.probing in (0, self.trials + 1)  # not timed: it moves the data (see above)
+        self.timings[parallel].append(seconds)
         self.probing += 1
         serial = self.timings[False]
-        if parallel:
-            self.parallel_seen.append(seconds)
-            if serial and seconds > self.GIVE_UP * sorted(serial)[len(serial) // 2]:
-                self._conclude(False)  # no need to wait for the worker thread again
-                return
-        if not first_of_block:
-            self.timings[parallel].append(seconds)
-        if self.probing < 2 * (self.trials + 1):
+        if parallel and serial and seconds > self.GIVE_UP * sorted(serial)[len(serial) // 2]:
+            self._conclude(False)  # no need to wait for the worker thread again
+            return
+        if self.probing < 2 * self.trials:
             return
         serial_time, parallel_time = (sorted(t)[len(t) // 2] for t in (serial, self.timings[True]))
         self._conclude(parallel_time < self.MARGIN * serial_time)
@@ -188,13 +178,12 @@ class ThreadChooser:
         serial = self.timings[False]
         if not parallel_wins and serial and min(serial) > 0:
             serial_median = sorted(serial)[len(serial) // 2]
-            cost = sum(t - serial_median for t in self.parallel_seen if t > serial_median)
+            cost = sum(t - serial_median for t in self.timings[True] if t > serial_median)
             self.gap = max(self.gap, math.ceil(cost / (self.PROBE_SHARE * serial_median)))
         self.until_probe = self.gap
         self.probing = 0
         for times in self.timings.values():
             times.clear()
-        self.parallel_seen.clear()
 
 
 @functools.cache
