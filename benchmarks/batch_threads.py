@@ -105,10 +105,17 @@ def measure(rounds: int, steps: int, pair_games: int = 20_000) -> dict[str, Any]
             "load_average_after": os.getloadavg()}
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=8)
-    parser.add_argument("--steps", type=int, default=600, help="timed steps per mode and round")
+    parser.add_argument("--rounds", type=_positive, default=8)
+    parser.add_argument("--steps", type=_positive, default=600, help="timed steps per mode and round")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
     result = measure(args.rounds, args.steps)
