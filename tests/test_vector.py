@@ -218,3 +218,21 @@ def test_actions_drawn_ahead_by_the_step_equal_a_fresh_draw():
     assert not np.array_equal(first, second)  # 8 games, each with several legal actions
     for actions in (first, second):
         assert all(ahead.masks[i, a] == 1 for i, a in enumerate(actions))
+
+
+def test_batch_threads_benchmark_runs_and_writes_its_file(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "batch_threads.json"
+    cmd = [sys.executable, "benchmarks/batch_threads.py", "--rounds", "1", "--steps", "5", "--out", str(out)]
+    done = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(out.read_text())
+    (row,) = figures["rounds"]  # no timing is asserted, only that every figure was measured
+    assert set(row) == {"pair_cores", "serial_us", "parallel_us", "parallel_speedup"}
+    assert all(value > 0 for value in row.values())
+    assert figures["batch_size"] == 1024 and "pair_cores" in done.stdout
