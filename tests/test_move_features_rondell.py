@@ -15,20 +15,9 @@ from mancala_envs.games.move_features import (FEATURE_VERSIONS, ROND_PER_PILE, R
                                               move_feature_set, move_features, no_features_into, rondell_features_into,
                                               widdershins_features_into)
 from mancala_envs.registry import make_game
+from test_learned_eval import random_positions  # random games' positions, reservation steps included
 
 RONDELL_IDS = [i for i in mancala_envs.list_envs() if make_game(i).family == "rondell"]
-
-
-def random_positions(game, count, seed):
-    """``count`` positions of uniformly random games from seeded deals (reservation steps included)."""
-    rng = np.random.default_rng(seed)
-    positions = []
-    while len(positions) < count:
-        state = game.new_state(int(rng.integers(1000)))
-        while not state.is_terminal() and len(positions) < count:
-            positions.append(state.clone())
-            state.apply(int(rng.choice(state.legal_actions())))
-    return positions
 
 
 def _difference(state, who):

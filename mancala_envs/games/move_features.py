@@ -135,9 +135,9 @@ FEATURE_SETS = ("none", "moves")
 F_NONE, F_RONDELL, F_WIDDERSHINS = 0, 1, 2
 ROND_PER_PILE = 11
 ROND_SUMMARY = 4
-ROND_NONE = 1 << 30  # below any gain: "no move yet" in a maximum
 WIDD_PER_MOVE = 12
 WIDD_SUMMARY = 5
+NO_GAIN = 1 << 30  # more than any gain: -NO_GAIN starts a maximum over no move yet
 WIDD_POSITIONS, WIDD_CAP, WIDD_MOVES, WIDD_ACTIONS = N_POS, CAP, 2 * A_ACE_CW, NUM_ACTIONS  # the kernel's sizes
 #: Each family's feature set version, stored in evaluation files (``learned_eval``): a file written
 #: with another version of the columns is refused (its weights would read the wrong inputs).
@@ -184,6 +184,37 @@ def move_feature_set(name: str, family: str, options: dict[str, Any]) -> MoveFea
     )
 
 
+# -- both games: the opponent's replies ------------------------------------------------------
+
+
+def _replies_with(legal_mask, apply, current_player, returns, difference):
+    """The replies function of one game, from its kernel's ``legal_mask``, ``apply``,
+    ``current_player`` and ``returns`` and its score ``difference(state, params, me, buffer)``."""
+
+    def replies(after, params, me, reply, mask, buffer):
+        """The opponent's moves on ``after`` (their turn), each played by the kernel on ``reply``:
+        (legal moves, their best gain (the change of their score difference), moves with a gain,
+        1 if one ends the game with ``me`` losing). ``mask``: int8 scratch of at least the
+        game's actions, zeros past them; ``buffer``: float64[2] scratch."""
+        count = legal_mask(after, params, mask)
+        base = difference(after, params, me, buffer)
+        best, gaining, losing = -NO_GAIN, 0, 0
+        for b in range(mask.shape[0]):
+            if mask[b] == 0:
+                continue
+            copy_into(reply, after)
+            apply(reply, params, b)
+            gain = base - difference(reply, params, me, buffer)
+            best = max(best, gain)
+            gaining += 1 if gain > 0 else 0
+            if current_player(reply, params) < 0:
+                returns(reply, params, buffer)
+                losing = 1 if buffer[me] < 0 else losing
+        return count, best, gaining, losing
+
+    return replies
+
+
 # -- Rondell ----------------------------------------------------------------------------------
 
 
@@ -207,26 +238,8 @@ def _rondell_lift_next(state, params, piles, mask):
     return count
 
 
-@cached_njit
-def _rondell_replies(after, params, me, piles, reply, mask, buffer):
-    """The opponent's lifts on ``after`` (their turn), each played by the kernel on ``reply``:
-    (legal lifts, their best gain (the change of their point difference), lifts with a gain,
-    1 if one ends the game with ``me`` losing)."""
-    count = rondell_legal_mask(after, params, mask)
-    base = _rondell_difference(after, params, me, buffer)
-    best, gaining, losing = -ROND_NONE, 0, 0
-    for b in range(piles):
-        if mask[b] == 0:
-            continue
-        copy_into(reply, after)
-        rondell_apply(reply, params, b)
-        gain = base - _rondell_difference(reply, params, me, buffer)
-        best = max(best, gain)
-        gaining += 1 if gain > 0 else 0
-        if rondell_current_player(reply, params) < 0:
-            rondell_returns(reply, params, buffer)
-            losing = 1 if buffer[me] < 0 else losing
-    return count, best, gaining, losing
+_rondell_replies = cached_njit(_replies_with(rondell_legal_mask, rondell_apply, rondell_current_player,
+                                             rondell_returns, _rondell_difference))
 
 
 @cached_njit
@@ -244,7 +257,7 @@ def _rondell(state, params, P, T, obs, out):
     if lifter < 0:
         return
     lead = _rondell_difference(base, params, lifter, buffer)
-    best_gain, best_net, capturing = -ROND_NONE, -ROND_NONE, 0
+    best_gain, best_net, capturing = -NO_GAIN, -NO_GAIN, 0
     for a in range(P):
         if mask[a] == 0:
             continue
@@ -264,7 +277,7 @@ def _rondell(state, params, P, T, obs, out):
             out[o + 4] = 1.0
             out[o + 5] = buffer[lifter]
         elif mover != lifter:
-            count, best, gaining, losing = _rondell_replies(after, params, lifter, P, reply, reply_mask, buffer)
+            count, best, gaining, losing = _rondell_replies(after, params, lifter, reply, reply_mask, buffer)
             out[o + 6] = best / 2.0
             out[o + 7] = gaining / count
             out[o + 8] = losing
@@ -275,7 +288,7 @@ def _rondell(state, params, P, T, obs, out):
         best_net = max(best_net, net)
         capturing += 1 if gained > 0 else 0
     o = P * ROND_PER_PILE
-    if best_gain > -ROND_NONE:
+    if best_gain > -NO_GAIN:
         out[o] = best_gain / 2.0
         out[o + 1] = best_net / 2.0
     out[o + 2] = capturing / P
@@ -292,26 +305,8 @@ def _score_difference(state, params, me, buffer):
     return np.int64(buffer[me] - buffer[1 - me])
 
 
-@cached_njit
-def _widdershins_replies(after, params, me, reply, mask, result):
-    """The opponent's replies on ``after`` (their turn), each played by the kernel on ``reply``:
-    (legal replies, their best gain (the change of their score difference), replies with a gain,
-    1 if one ends the game with ``me`` losing)."""
-    count = widdershins_legal_mask(after, params, mask)
-    base = _score_difference(after, params, me, result)
-    best, gaining, losing = -2 * WIDD_CAP, 0, 0
-    for b in range(mask.shape[0]):
-        if mask[b] == 0:
-            continue
-        copy_into(reply, after)
-        widdershins_apply(reply, params, b)
-        gain = base - _score_difference(reply, params, me, result)
-        best = max(best, gain)
-        gaining += 1 if gain > 0 else 0
-        if widdershins_current_player(reply, params) < 0:
-            widdershins_returns(reply, params, result)
-            losing = 1 if result[me] < 0 else losing
-    return count, best, gaining, losing
+_widdershins_replies = cached_njit(_replies_with(widdershins_legal_mask, widdershins_apply, widdershins_current_player,
+                                                 widdershins_returns, _score_difference))
 
 
 @cached_njit
