@@ -26,9 +26,9 @@ key                                       value
 ``source``                                who wrote it (``"ppo"``, ``"search-bootstrap"``, ...)
 ``features``                              optional, default ``"none"``: ``"moves"`` appends the game's
                                           move features (``mancala_envs.games.move_features``: what each
-                                          move captures, and for Widdershins what the opponent can
-                                          capture in reply) to the encoded observation; the layers'
-                                          input width counts them
+                                          move captures and what the opponent can capture in reply)
+                                          to the encoded observation; the layers' input width counts
+                                          them
 ``features_version``                      with ``"moves"``: the version of the game's feature columns
                                           (``move_features.FEATURE_VERSIONS``; a file without it has
                                           version 1); a file of another version is refused
@@ -47,8 +47,8 @@ every weight set and depth of network, so the search loops compiled once take an
 evaluation as an argument (no recompilation, no Python call per node). ``net_value`` and
 ``net_policy`` are the jitted forward passes; ``LearnedEval.value`` and ``.policy_logits``
 are the numpy ones on batches (the reference the tests compare the jitted pass with).
-Move features are computed from the position's state by the game's kernel (Widdershins plays
-every move on a copy), so a caller of the jitted passes first loads them with
+Move features are computed from the position's state by the game's kernel (it plays every
+move on a copy), so a caller of the jitted passes first loads them with
 ``load_features(net, state, params)`` (the observation already in ``net.obs``), and the numpy
 passes take the positions' states (``states=``) or their feature rows (``rows=``).
 

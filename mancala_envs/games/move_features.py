@@ -5,15 +5,14 @@ A network that reads every card of every pile (Rondell: 499 observation entries,
 height of the lifted pile and on which piles are still in the ring. It does not: fitted on
 the raw observation, the bare policy networks of both card games played like random
 (``configs/README.md``). The *move features* give, for every move, what it does, so a
-network weighs each move by its effect. They are inputs, not rules:
+network weighs each move by its effect. They are inputs, not rules.
 
-* Widdershins' are read from the game's own kernel: every legal move is played by
-  ``widdershins.apply`` on a copy of the position's state, and so is every reply of the
-  opponent on the afterstate; the columns are counts read from those afterstates
-  (``widdershins.player_cards``, ``current_player``, ``returns``). No sowing or capture is
-  computed here: the rules stay in the kernel, sow-on laps and the endings included.
-* Rondell's are computed from the mover's observation (the first landing of each lift; a
-  chain of further laps after it is not followed).
+Both are read from the game's own kernel: every legal move is played by the kernel's
+``apply`` on a copy of the position's state (``rondell.apply``, ``widdershins.apply``), and so
+is every reply of the opponent on the afterstate; the columns are counts read from those
+afterstates (the kernels' ``scores``, ``current_player``, ``returns``, ``legal_mask``, and
+Widdershins' ``player_cards``). No sowing, landing or capture is computed here: the rules stay
+in the kernels, sow-on laps, repetitions and the endings included.
 
 ``features: moves`` in a value config (``value.features``) appends them to the encoded
 observation (``mancala_envs.core.encodings``) as extra input columns; the evaluation file
@@ -22,28 +21,43 @@ refuses a file of another version), and the jitted forward pass inside alpha-bet
 computes them at the leaf from its state (``features_into``, through
 ``learned_eval.load_features``).
 
-Rondell (family ``rondell``): ``P`` blocks of ``ROND_PER_PILE`` columns, block ``v`` for view
-pile ``v`` (the move lifting it; the ring order of the view is the ring's)
+Rondell (family ``rondell``): ``P`` blocks of ``ROND_PER_PILE`` columns, block ``a`` for
+action ``a`` (lifting pile ``a``; with ``partial`` the mover's ``a``-th pile, as the actions
+count them), then ``ROND_SUMMARY`` columns. A block is all 0 for a pile that cannot be lifted
+(``legal_mask``: fewer than 2 cards, the reserved pile, the other player's area). The *lifter*
+is the player to move; in a reservation step (``reservation``: the mover has just moved and
+may reserve a pile) it is the opponent, and the blocks are their lifts after the kernel plays
+"reserve nothing" (action ``P``): what reserving each pile would deny them. A lift's *gain*
+is the change of the lifter's point difference (``scores``: the lifter's points minus the
+opponent's) that the kernel's move makes: the pairs it captures on every lap (a blue pair 2
+points, a red pair 1) and, if it ends the game, the leftovers to their taker. Points are
+divided by 2 (a blue pair is 1).
 
 =====  =====================================================================================
-col    meaning (lifting view pile ``v`` of ``n`` cards)
+col    meaning (the lifter plays action ``a``; ``afterstate``: the kernel's state after it,
+       after "reserve nothing" if the lifter's reservation step follows)
 =====  =====================================================================================
-0      1 if the pile can be lifted (``n >= 2``)
-1      ``n / T`` (``T`` the deck size)
-2      1 if the last card sown is blue (the bottom card; the top card with ``bottom_up``)
-3      1 if the last card captures: it lands (``n - 1`` live piles on, the origin counted,
-       piles that left the ring skipped) on a top card of its colour; the top card there is
-       the one it had before the move, or the card this move dropped on it a lap earlier
-4      points of that capture (blue 2, red 1) / 2; 0 without a capture
-5      1 if the capture leaves the landing pile with 2 or more cards (the move sows on from
-       there: a further lap these features do not follow)
-6      1 if the capture empties the landing pile (it leaves the ring)
-7      the landing pile's height before the last card / ``T``
+0      1 (the lift is legal)
+1      the lifted pile's height / ``T`` (``T`` the deck size; the observation's height)
+2      its gain / 2 (every sow-on lap included)
+3      1 if the gain is > 0 (it captures, or ends the game taking the leftovers)
+4      1 if the move ends the game
+5      then the result for the lifter (+1, -1; ``returns``); else 0
+6      the opponent's best reply: the most gain one of their legal lifts on the afterstate
+       makes for them (may be negative: a repetition hands the leftovers back) / 2; 0 if
+       the game ended or the opponent passes (``partial``: the lifter moves again)
+7      the share of their replies with a gain > 0
+8      1 if one of their replies ends the game with the lifter losing
+9      column 2 - column 6: the lifter's gain after the move and the best reply
+10     the opponent's legal replies / ``P``
 =====  =====================================================================================
 
-then ``ROND_SUMMARY`` columns: the best column 4 over the piles, the share of piles whose
-lift captures (column 3), and the best column 4 among the captures that sow on (column 5).
-Every pile may be lifted by either player, so these are the captures open to whoever moves.
+The summary: the best column 2 and the best column 9 over the legal lifts (0 without any),
+the share of the ``P`` piles whose lift gains (column 3), and the lifter's legal lifts / ``P``.
+Cost: at most ``P`` lifts and ``P`` replies to each, each a state copy and a kernel move:
+measured about 28 us a node inside alpha-beta on ``rondell-v0`` at load 11 (20,000 nodes/s
+against 45,000 for the learned evaluation without them; ``benchmarks/leaf_cost.py --env
+rondell-v0``).
 
 Widdershins (family ``widdershins``): 24 blocks of ``WIDD_PER_MOVE`` columns, block ``a``
 for action ``a`` (0..11: move view stack ``a``; 12..23: the single Ace at view position
@@ -101,6 +115,11 @@ from numba import njit
 from ..core.compiled import cached_njit
 from ..core.errors import MancalaError
 from ..core.jit_helpers import copy_into
+from .rondell import apply as rondell_apply
+from .rondell import current_player as rondell_current_player
+from .rondell import legal_mask as rondell_legal_mask
+from .rondell import returns as rondell_returns
+from .rondell import scores as rondell_scores
 from .widdershins import A_ACE_CW, CAP, NUM_ACTIONS, N_POS
 from .widdershins import apply as widdershins_apply
 from .widdershins import current_player as widdershins_current_player
@@ -116,16 +135,19 @@ __all__ = ["FEATURE_SETS", "MoveFeatureError", "MoveFeatures", "features_into", 
 #: Feature sets by name (what ``value.features`` names): ``none``, or ``moves`` (the game's own).
 FEATURE_SETS = ("none", "moves")
 F_NONE, F_RONDELL, F_WIDDERSHINS = 0, 1, 2
-ROND_PER_PILE = 8
-ROND_SUMMARY = 3
+ROND_PER_PILE = 11
+ROND_SUMMARY = 4
 WIDD_PER_MOVE = 12
 WIDD_SUMMARY = 5
+NO_GAIN = 1 << 30  # more than any gain: -NO_GAIN starts a maximum over no move yet
 WIDD_POSITIONS, WIDD_CAP, WIDD_MOVES, WIDD_ACTIONS = N_POS, CAP, 2 * A_ACE_CW, NUM_ACTIONS  # the kernel's sizes
 #: Each family's feature set version, stored in evaluation files (``learned_eval``): a file written
 #: with another version of the columns is refused (its weights would read the wrong inputs).
 #: Widdershins 2: every column read from the afterstates the kernel plays, the follow-up threat included (version 1: the first
 #: landing simulated on the observation).
-FEATURE_VERSIONS = {"rondell": 1, "widdershins": 2}
+#: Rondell 2: every column read from the afterstates the kernel plays, the opponent's replies included
+#: (version 1: the first landing of each lift simulated on the observation).
+FEATURE_VERSIONS = {"rondell": 2, "widdershins": 2}
 
 
 class MoveFeatureError(MancalaError):
@@ -137,7 +159,7 @@ class MoveFeatures(NamedTuple):
 
     name: str
     code: int  # F_NONE, F_RONDELL, F_WIDDERSHINS
-    layout: np.ndarray  # int64: Rondell (P, T, bottom_up); Widdershins: unused
+    layout: np.ndarray  # int64: Rondell (piles P, deck size T, 0); Widdershins: unused
     width: int
     blocks: int = 0  # actions 0 .. blocks-1 have a block of per_block columns each, first in the features
     per_block: int = 0
@@ -152,8 +174,7 @@ def move_feature_set(name: str, family: str, options: dict[str, Any]) -> MoveFea
         return MoveFeatures(name, F_NONE, np.zeros(3, np.int64), 0)
     if family == "rondell":
         piles = int(options["piles"])
-        deck = piles * int(options["cards_per_pile"])
-        layout = np.array([piles, deck, int(bool(options.get("bottom_up", False)))], np.int64)
+        layout = np.array([piles, piles * int(options["cards_per_pile"]), 0], np.int64)
         return MoveFeatures(name, F_RONDELL, layout, piles * ROND_PER_PILE + ROND_SUMMARY, piles, ROND_PER_PILE,
                             FEATURE_VERSIONS[family])
     if family == "widdershins":
@@ -165,56 +186,115 @@ def move_feature_set(name: str, family: str, options: dict[str, Any]) -> MoveFea
     )
 
 
+# -- both games: the opponent's replies ------------------------------------------------------
+
+
+def _replies_with(legal_mask, apply, current_player, returns, difference):
+    """The replies function of one game, from its kernel's ``legal_mask``, ``apply``,
+    ``current_player`` and ``returns`` and its score ``difference(state, params, me, buffer)``."""
+
+    def replies(after, params, me, reply, mask, buffer):
+        """The opponent's moves on ``after`` (their turn), each played by the kernel on ``reply``:
+        (legal moves, their best gain (the change of their score difference), moves with a gain,
+        1 if one ends the game with ``me`` losing). ``mask``: int8 scratch of at least the
+        game's actions, zeros past them; ``buffer``: float64[2] scratch."""
+        count = legal_mask(after, params, mask)
+        base = difference(after, params, me, buffer)
+        best, gaining, losing = -NO_GAIN, 0, 0
+        for b in range(mask.shape[0]):
+            if mask[b] == 0:
+                continue
+            copy_into(reply, after)
+            apply(reply, params, b)
+            gain = base - difference(reply, params, me, buffer)
+            best = max(best, gain)
+            gaining += 1 if gain > 0 else 0
+            if current_player(reply, params) < 0:
+                returns(reply, params, buffer)
+                losing = 1 if buffer[me] < 0 else losing
+        return count, best, gaining, losing
+
+    return replies
+
+
 # -- Rondell ----------------------------------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def _rondell_difference(state, params, me, buffer):
+    """``me``'s points minus the opponent's (the kernel's ``scores``; ``buffer``: float64[2] scratch)."""
+    rondell_scores(state, params, buffer)
+    return np.int64(buffer[me] - buffer[1 - me])
+
+
 @cached_njit
-def _rondell_pile(obs, P, T, bottom_up, v, out, o):
-    """Columns ``o .. o + ROND_PER_PILE`` for lifting view pile ``v``."""
-    n = np.int64(obs[P * T + v])
-    if n < 2:
+def _rondell_lift_next(state, params, piles, mask):
+    """Bring ``state`` (a copy the caller owns) to where a pile is lifted next and write its legal
+    mask into ``mask`` (int8[piles + 1], zeros past the game's actions); returns the legal count.
+    A reservation step (the only position where action ``piles``, reserve nothing, is legal) is
+    played by the kernel as reserve nothing."""
+    count = rondell_legal_mask(state, params, mask)
+    if mask[piles] != 0:
+        rondell_apply(state, params, piles)
+        count = rondell_legal_mask(state, params, mask)
+    return count
+
+
+_rondell_replies = cached_njit(_replies_with(rondell_legal_mask, rondell_apply, rondell_current_player,
+                                             rondell_returns, _rondell_difference))
+
+
+@cached_njit
+def _rondell(state, params, P, T, obs, out):
+    """Every block and the summary (module docstring), each lift played by the kernel on a copy."""
+    mask = np.zeros(P + 1, np.int8)
+    reply_mask = np.zeros(P + 1, np.int8)
+    base = np.empty_like(state)
+    after = np.empty_like(state)
+    reply = np.empty_like(state)
+    buffer = np.zeros(2, np.float64)
+    copy_into(base, state)
+    legal = _rondell_lift_next(base, params, P, mask)
+    lifter = rondell_current_player(base, params)
+    if lifter < 0:
         return
-    live = 0
-    for u in range(P):
-        if obs[P * T + u] > 0:
-            live += 1
-    steps = (n - 1) % live
-    land = v
-    for _ in range(steps):
-        land = (land + 1) % P
-        while obs[P * T + land] <= 0:
-            land = (land + 1) % P
-    # card k of the sowing (k = 0 first): from the top (default) or from the bottom (bottom_up)
-    last = obs[v * T + (0 if bottom_up else n - 1)]
-    if n - 1 >= live:  # the landing pile already got a card of this move, a lap earlier
-        k = n - 1 - live
-        top = obs[v * T + (n - 1 - k if bottom_up else k)]
-    elif land == v:
-        top = 0.0
-    else:
-        top = obs[land * T]
-    before = (0 if land == v else np.int64(obs[P * T + land])) + (n - 1) // live
-    out[o] = 1.0
-    out[o + 1] = n / T
-    out[o + 2] = 1.0 if last == 2.0 else 0.0
-    out[o + 7] = before / T
-    if top == last:
-        out[o + 3] = 1.0
-        out[o + 4] = 1.0 if last == 2.0 else 0.5
-        left = before - 1
-        out[o + 5] = 1.0 if left >= 2 else 0.0
-        out[o + 6] = 1.0 if left == 0 else 0.0
-
-
-@cached_njit
-def _rondell_summary(P, out, o):
-    """The best capture's points / 2 over every pile, the share of piles whose lift captures, and the
-    best capture's points / 2 among those that sow on."""
-    for v in range(P):
-        b = v * ROND_PER_PILE
-        out[o] = max(out[o], out[b + 4])
-        out[o + 1] += out[b + 3] / P
-        out[o + 2] = max(out[o + 2], out[b + 4] * out[b + 5])
+    lead = _rondell_difference(base, params, lifter, buffer)
+    best_gain, best_net, capturing = -NO_GAIN, -NO_GAIN, 0
+    for a in range(P):
+        if mask[a] == 0:
+            continue
+        copy_into(after, base)
+        rondell_apply(after, params, a)
+        _rondell_lift_next(after, params, P, reply_mask)
+        gained = _rondell_difference(after, params, lifter, buffer) - lead
+        o = a * ROND_PER_PILE
+        out[o] = 1.0
+        out[o + 1] = obs[P * T + a] / T
+        out[o + 2] = gained / 2.0
+        out[o + 3] = 1.0 if gained > 0 else 0.0
+        net = gained
+        mover = rondell_current_player(after, params)
+        if mover < 0:
+            rondell_returns(after, params, buffer)
+            out[o + 4] = 1.0
+            out[o + 5] = buffer[lifter]
+        elif mover != lifter:
+            count, best, gaining, losing = _rondell_replies(after, params, lifter, reply, reply_mask, buffer)
+            out[o + 6] = best / 2.0
+            out[o + 7] = gaining / count
+            out[o + 8] = losing
+            out[o + 10] = count / P
+            net -= best
+        out[o + 9] = net / 2.0
+        best_gain = max(best_gain, gained)
+        best_net = max(best_net, net)
+        capturing += 1 if gained > 0 else 0
+    o = P * ROND_PER_PILE
+    if best_gain > -NO_GAIN:
+        out[o] = best_gain / 2.0
+        out[o + 1] = best_net / 2.0
+    out[o + 2] = capturing / P
+    out[o + 3] = legal / P
 
 
 # -- Widdershins ------------------------------------------------------------------------------
@@ -227,26 +307,8 @@ def _score_difference(state, params, me, buffer):
     return np.int64(buffer[me] - buffer[1 - me])
 
 
-@cached_njit
-def _widdershins_replies(after, params, me, reply, mask, result):
-    """The opponent's replies on ``after`` (their turn), each played by the kernel on ``reply``:
-    (legal replies, their best gain (the change of their score difference), replies with a gain,
-    1 if one ends the game with ``me`` losing)."""
-    count = widdershins_legal_mask(after, params, mask)
-    base = _score_difference(after, params, me, result)
-    best, gaining, losing = -2 * WIDD_CAP, 0, 0
-    for b in range(mask.shape[0]):
-        if mask[b] == 0:
-            continue
-        copy_into(reply, after)
-        widdershins_apply(reply, params, b)
-        gain = base - _score_difference(reply, params, me, result)
-        best = max(best, gain)
-        gaining += 1 if gain > 0 else 0
-        if widdershins_current_player(reply, params) < 0:
-            widdershins_returns(reply, params, result)
-            losing = 1 if result[me] < 0 else losing
-    return count, best, gaining, losing
+_widdershins_replies = cached_njit(_replies_with(widdershins_legal_mask, widdershins_apply, widdershins_current_player,
+                                                 widdershins_returns, _score_difference))
 
 
 @cached_njit
@@ -319,42 +381,57 @@ def _widdershins(state, params, out):
 # -- both ---------------------------------------------------------------------------------------
 
 
-@cached_njit
-def _observation_sets_into(code, layout, obs, out):
-    """Clear ``out`` and write the sets computed from the observation alone (Rondell's)."""
+@njit(cache=True, inline="always")
+def _clear(out):
     for i in range(out.shape[0]):
         out[i] = 0.0
-    if code == F_RONDELL:
-        P, T, bottom_up = layout[0], layout[1], layout[2] != 0
-        for v in range(P):
-            _rondell_pile(obs, P, T, bottom_up, v, out, v * ROND_PER_PILE)
-        _rondell_summary(P, out, P * ROND_PER_PILE)
 
 
 @cached_njit
 def features_into(code, layout, state, params, obs, out):
     """Write the move features of one position into ``out`` (float32[width]): its state ``state``
     and parameters ``params`` (the kernel's) and its player to move's observation ``obs``."""
-    _observation_sets_into(code, layout, obs, out)
+    _clear(out)
+    if code == F_RONDELL:
+        _rondell(state, params, layout[0], layout[1], obs, out)
+    elif code == F_WIDDERSHINS:
+        _widdershins(state, params, out)
+
+
+@cached_njit
+def rondell_features_into(code, layout, state, params, obs, out):
+    """``features_into`` with Rondell's set only: what Rondell's search loops compile in."""
+    _clear(out)
+    if code == F_RONDELL:
+        _rondell(state, params, layout[0], layout[1], obs, out)
+
+
+@cached_njit
+def widdershins_features_into(code, layout, state, params, obs, out):
+    """``features_into`` with Widdershins' set only: what Widdershins' search loops compile in."""
+    _clear(out)
     if code == F_WIDDERSHINS:
         _widdershins(state, params, out)
 
 
 @cached_njit
-def observation_features_into(code, layout, state, params, obs, out):
-    """``features_into`` without the sets that play a kernel's moves (Widdershins'): what the
-    search loops of the other games compile in (``features_into_for``)."""
-    _observation_sets_into(code, layout, obs, out)
+def no_features_into(code, layout, state, params, obs, out):
+    """``features_into`` without any set: what the loops of the games without move features compile in."""
+    _clear(out)
 
 
 def features_into_for(kernel) -> Any:
     """The features function a loop built for ``kernel`` (alpha-beta, MCTS) compiles in.
 
-    Only Widdershins' loops get ``features_into`` whole: its set plays Widdershins' moves, and
-    compiling that kernel into every other game's search loop doubled their first-ever compile
-    (alpha-beta 15 s -> 31 s). A loop of another game never sees a Widdershins evaluation
-    (``learned_eval`` refuses another family's file)."""
-    return features_into if kernel.apply is widdershins_apply else observation_features_into
+    Each set plays its own game's moves, so a loop compiles in only its own kernel's set:
+    compiling Widdershins' kernel into every other game's search loop doubled their first-ever
+    compile (alpha-beta 15 s -> 31 s). A loop never sees another family's evaluation
+    (``learned_eval`` refuses another game's file)."""
+    if kernel.apply is widdershins_apply:
+        return widdershins_features_into
+    if kernel.apply is rondell_apply:
+        return rondell_features_into
+    return no_features_into
 
 
 @cached_njit
