@@ -15,7 +15,9 @@ Figures (each measured several times after a warm-up; the reported value is the 
                 moves/s: the like-for-like of the OpenSpiel loop
   batch         ``BatchEnv`` random play at B=1024 on every core numba uses, steps/s;
                 ``batch_modes``: the same specialised, forced serial / parallel, and with
-                one core kept busy
+                one core kept busy; ``batch_vs_openspiel_rounds``: OpenSpiel's lean loop and the
+                specialised BatchEnv (threads chosen) timed in interleaved rounds, the median
+                per-round ratio with its spread and best-of (the batch target's figure)
   ppo_selfplay  MaskablePPO on ``SelfPlayVecEnv`` against the same learner on a no-logic
                 env, alternated rounds, steps/s and ratios (wall and CPU time)
   cold_start    a new process to its first search move, warm and empty numba caches, s
@@ -85,7 +87,8 @@ TARGETS = {
     },
     "batch_vs_openspiel": {
         "value": 20.0,
-        "text": "BatchEnv random play (specialise=True) at B=1024 on 2 cores >= 20x OpenSpiel's lean mancala loop (moves/s)",
+        "text": "BatchEnv random play (specialise=True) at B=1024 on 2 cores >= 20x OpenSpiel's lean mancala loop (moves/s), "
+                "median of interleaved rounds",
     },
     "ppo_vs_trivial": {
         "value": 0.8,
@@ -111,20 +114,21 @@ TARGETS = {
 MODES = {
     # the test suite's smoke run: every code path, tiny budgets, small batches (serial compile)
     "smoke": {"kernel": (1, 0.05), "kernel_by_id": (1, 0.05), "python_loop": (1, 0.05), "aec_by_id": (1, 0.05),
-              "batch": (1, 0.05), "batch_by_id": (1, 0.05), "ppo": ((4, 256),),
+              "batch": (1, 0.05), "batch_by_id": (1, 0.05), "batch_rounds": (1, 0.05), "ppo": ((4, 256),),
               "mcts": (1, 200), "mcts_by_id": None, "alphabeta_by_id": None, "kernel_limit": (1, 0.05),
               "cold_start": None},
     "quick": {"kernel": (3, 0.4), "kernel_by_id": (1, 0.3), "python_loop": (3, 0.5), "aec_by_id": (1, 0.3),
-              "batch": (3, 0.5), "batch_by_id": (1, 0.3),
+              "batch": (3, 0.5), "batch_by_id": (1, 0.3), "batch_rounds": (9, 0.5),
               "ppo": ((8, 8192), (16, 16384), (32, 32768), (64, 65536)),
               "mcts": (5, 20_000), "mcts_by_id": (1, 5_000), "alphabeta_by_id": (1, 0.3), "kernel_limit": (7, 0.3),
               "cold_start": 3},
     "full": {"kernel": (5, 3.0), "kernel_by_id": (3, 1.5), "python_loop": (5, 3.0), "aec_by_id": (3, 1.0),
-             "batch": (5, 2.0), "batch_by_id": (3, 1.0),
+             "batch": (5, 2.0), "batch_by_id": (3, 1.0), "batch_rounds": (15, 1.0),
              "ppo": ((8, 32768), (16, 65536), (32, 131072), (64, 262144)),
              "mcts": (9, 20_000), "mcts_by_id": (3, 20_000), "alphabeta_by_id": (3, 2.0), "kernel_limit": (15, 1.0),
              "cold_start": 5},
 }
+# batch_rounds: (interleaved rounds, seconds per side and round);
 # mcts: (repeats, simulations per search); alphabeta_by_id: (repeats, seconds per search);
 # kernel_limit: (alternated repeats, seconds each); cold_start: warm processes per agent;
 # None: the figure is skipped (the smoke run measures the search on kalah-v0 only, and no
@@ -355,6 +359,34 @@ def bench_cold_start(repeats: int) -> dict[str, Any]:
 BATCH_SIZE = 1024
 
 
+def _batch_runner(env_id: str, batch_size: int, threads: str = "chosen", specialise: bool = False):
+    """A ``BatchEnv`` playing at random, ready to time: (``run_for(budget)`` -> (steps, games
+    started, seconds), first-call seconds). Its steps run on every thread numba has: the caller
+    sets ``numba.set_num_threads`` (``bench_batch`` does)."""
+    from mancala_envs.vector import BatchEnv, ThreadChooser
+
+    start = time.perf_counter()
+    batch = BatchEnv(env_id, batch_size, seed=0, specialise=specialise)
+    for _ in range(2):  # compiles (or loads) both steps: the chooser's probe starts serial, then parallel
+        batch.step(batch.sample_actions())
+    compile_seconds = time.perf_counter() - start
+    if threads != "chosen" and batch.threads is not None:
+        batch.threads = ThreadChooser.always(threads == "parallel")
+
+    def run_for(budget: float):
+        steps = 0
+        t0 = time.perf_counter()
+        elapsed = 0.0
+        while elapsed < budget:
+            for _ in range(20):
+                batch.step(batch.sample_actions())
+            steps += 20 * batch_size
+            elapsed = time.perf_counter() - t0
+        return steps, int(batch.episodes.sum()), elapsed
+
+    return run_for, compile_seconds
+
+
 def bench_batch(env_id: str, repeats: int, seconds: float, batch_size: int = BATCH_SIZE,
                 threads: str = "chosen", specialise: bool = False) -> dict[str, Any]:
     """BatchEnv random play: game steps per second at B = 1024, on every core numba uses.
@@ -365,34 +397,65 @@ def bench_batch(env_id: str, repeats: int, seconds: float, batch_size: int = BAT
     """
     import numba
 
-    from mancala_envs.vector import BatchEnv, ThreadChooser
-
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     try:
-        start = time.perf_counter()
-        batch = BatchEnv(env_id, batch_size, seed=0, specialise=specialise)
-        for _ in range(2):  # compiles (or loads) both steps: the chooser's probe starts serial, then parallel
-            batch.step(batch.sample_actions())
-        compile_seconds = time.perf_counter() - start
-        if threads != "chosen" and batch.threads is not None:
-            batch.threads = ThreadChooser.always(threads == "parallel")
-
-        def run_for(budget: float):
-            steps = 0
-            t0 = time.perf_counter()
-            elapsed = 0.0
-            while elapsed < budget:
-                for _ in range(20):
-                    batch.step(batch.sample_actions())
-                steps += 20 * batch_size
-                elapsed = time.perf_counter() - t0
-            return steps, int(batch.episodes.sum()), elapsed
-
+        run_for, compile_seconds = _batch_runner(env_id, batch_size, threads, specialise)
         rates, steps, games, spent = _repeat_loop(run_for, repeats, seconds)
     finally:
         numba.set_num_threads(1)
     return _summary(rates, "steps/s", batch_size=batch_size, threads=numba.config.NUMBA_NUM_THREADS,
                     step_mode=threads, specialise=specialise, steps=steps, seconds=spent, first_call_seconds=compile_seconds)
+
+
+def bench_batch_vs_openspiel(rounds: int, seconds: float, batch_size: int = BATCH_SIZE) -> dict[str, Any]:
+    """The batch target's ratio measured in interleaved rounds: each round times OpenSpiel's lean
+    loop and ``BatchEnv(KERNEL_ID, 1024, specialise=True)`` (threads chosen per step, what a user
+    gets) for ``seconds`` each, one right after the other, and takes their ratio.
+
+    Why rounds: the speed of this machine's virtual cores changes from minute to minute (up to
+    about 1.4x for one thread alone; ``benchmarks/README.md``, "Session 5"), so two figures taken
+    minutes apart give a ratio that swings with the machine, not the code. Within a round both
+    sides see nearly the same machine; the order alternates from round to round (OpenSpiel first
+    in even rounds), so neither side always runs in the later, warmer half. Reported: the median
+    of the per-round ratios with their min and max, and best-of (each side's best round, divided):
+    the ratio when both sides are at their best. Both loops run in this process, at this priority.
+    """
+    import numba
+
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError as exc:
+        return _not_installed("open_spiel (pyspiel)", exc)
+    openspiel_run, _ = _openspiel_runner()
+    load_before = os.getloadavg()
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    try:
+        batch_run, _ = _batch_runner(KERNEL_ID, batch_size, "chosen", specialise=True)
+        openspiel_run(min(0.2, seconds))  # warm-ups
+        batch_run(min(0.2, seconds))
+        rates: dict[str, list[float]] = {"openspiel": [], "batch": []}
+        for r in range(rounds):
+            order = ("openspiel", "batch") if r % 2 == 0 else ("batch", "openspiel")
+            for side in order:
+                count, _, elapsed = (openspiel_run if side == "openspiel" else batch_run)(seconds)
+                rates[side].append(count / elapsed)
+    finally:
+        numba.set_num_threads(1)
+    ratios = [b / o for b, o in zip(rates["batch"], rates["openspiel"])]
+    return {
+        "status": "ok",
+        "unit": "x",
+        "value": statistics.median(ratios),
+        "worst": min(ratios),
+        "best": max(ratios),
+        "samples": ratios,
+        "best_of": max(rates["batch"]) / max(rates["openspiel"]),
+        "openspiel": _summary(rates["openspiel"], "moves/s"),
+        "batch": _summary(rates["batch"], "steps/s", batch_size=batch_size, specialise=True, step_mode="chosen"),
+        "rounds": rounds,
+        "seconds_per_side": seconds,
+        "load_average": {"start": list(load_before), "end": list(os.getloadavg())},
+    }
 
 
 _BUSY_LOOP = "import time\nend = time.time() + 600\nwhile time.time() < end: pass"
@@ -605,12 +668,11 @@ def bench_aec(make_env: Callable[[], Any], repeats: int, seconds: float) -> dict
     )
 
 
-def bench_openspiel(repeats: int, seconds: float) -> dict[str, Any]:
-    """OpenSpiel's mancala at its leanest idiomatic Python loop (Python's ``random``, no numpy per move)."""
-    try:
-        import pyspiel
-    except ImportError as exc:
-        return _not_installed("open_spiel (pyspiel)", exc)
+def _openspiel_runner():
+    """OpenSpiel's mancala in its leanest idiomatic Python loop (Python's ``random``, no numpy per
+    move): (``run_for(budget)`` -> (moves, games, seconds), the game)."""
+    import pyspiel
+
     game = pyspiel.load_game("mancala")
     choice = random.Random(0).choice
 
@@ -627,6 +689,16 @@ def bench_openspiel(repeats: int, seconds: float) -> dict[str, Any]:
             elapsed = time.perf_counter() - start
         return moves, games, elapsed
 
+    return run_for, game
+
+
+def bench_openspiel(repeats: int, seconds: float) -> dict[str, Any]:
+    """OpenSpiel's mancala at its leanest idiomatic Python loop (Python's ``random``, no numpy per move)."""
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError as exc:
+        return _not_installed("open_spiel (pyspiel)", exc)
+    run_for, game = _openspiel_runner()
     rates, moves, games, spent = _repeat_loop(run_for, repeats, seconds)
     return _summary(
         rates,
@@ -806,6 +878,9 @@ def run(mode: str) -> dict[str, Any]:
     g_rep, g_sec = plan["batch"]
     figures["batch"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_batch(KERNEL_ID, g_rep, g_sec, size)})
     figures["batch_modes"] = _guard(lambda: {"env_id": KERNEL_ID, **bench_batch_modes(KERNEL_ID, g_rep, g_sec, size)})
+    r_rounds, r_sec = plan["batch_rounds"]
+    figures["batch_vs_openspiel_rounds"] = _guard(
+        lambda: {"env_id": KERNEL_ID, **bench_batch_vs_openspiel(r_rounds, r_sec, size)})
     h_rep, h_sec = plan["batch_by_id"]
     figures["batch_by_id"] = {
         env_id: _guard(lambda e=env_id: bench_batch(e, h_rep, h_sec, size)) for env_id in mancala_envs.list_envs()
@@ -838,12 +913,16 @@ def run(mode: str) -> dict[str, Any]:
     if plan["cold_start"] is not None:
         figures["cold_start"] = _guard(lambda: bench_cold_start(plan["cold_start"]))
 
+    def ok_value(fig: dict[str, Any]) -> float | None:
+        return fig.get("value") if fig.get("status") == "ok" else None
+
     limit = figures["kernel_limit"]
     ratios = {
         "kernel_vs_kalah_only": limit.get("ratio_generic"),
         "kernel_specialised_vs_kalah_only": limit.get("ratio_specialised"),
         "batch_vs_openspiel_moves": _ratio(figures["batch"], figures["openspiel"]),
         "batch_specialised_vs_openspiel_moves": _ratio(figures["batch_modes"].get("chosen", {}), figures["openspiel"]),
+        "batch_vs_openspiel_interleaved": ok_value(figures["batch_vs_openspiel_rounds"]),
         "batch_vs_plain_python_moves": _ratio(figures["batch"], figures["plain_python"]),
         "kernel_vs_plain_python_moves": _ratio(figures["kernel"], figures["plain_python"]),
         "aec_vs_plain_python_moves": _ratio(figures["aec"], figures["plain_python"], key_a="moves_per_s"),
@@ -857,16 +936,15 @@ def run(mode: str) -> dict[str, Any]:
         "state_api_vs_openspiel_moves": _ratio(figures["state_api"], figures["openspiel"]),
         "mcts_vs_openspiel_sims": _ratio(figures["mcts"], figures["openspiel_mcts"]),
     }
-    def ok_value(fig: dict[str, Any]) -> float | None:
-        return fig.get("value") if fig.get("status") == "ok" else None
-
     measured = {
         "kernel_moves_per_s": ok_value(figures["kernel"]),
         "kernel_vs_kalah_only": ratios["kernel_specialised_vs_kalah_only"],
         "aec_vs_tictactoe": ratios["aec_vs_tictactoe_steps"],
         # like the kernel's target, the specialised step (BatchEnv(..., specialise=True)) counts
         "batch_steps_per_s": ok_value(figures["batch_modes"].get("chosen", {})) if size == BATCH_SIZE else None,
-        "batch_vs_openspiel": ratios["batch_specialised_vs_openspiel_moves"] if size == BATCH_SIZE else None,
+        # the median of the interleaved rounds' ratios (bench_batch_vs_openspiel), not two figures
+        # taken minutes apart
+        "batch_vs_openspiel": ratios["batch_vs_openspiel_interleaved"] if size == BATCH_SIZE else None,
         "ppo_vs_trivial": ratios["ppo_selfplay_vs_trivial_env"],
         "mcts_vs_openspiel": ratios["mcts_vs_openspiel_sims"],
         "cold_start_seconds": ok_value(figures.get("cold_start", {})),
@@ -920,6 +998,15 @@ def _spread(fig: dict[str, Any]) -> str:
     return f"(min {_fmt_rate(fig, 'worst').strip()}, max {_fmt_rate(fig, 'best').strip()}, n={len(fig['samples'])})"
 
 
+def _interleaved(fig: dict[str, Any]) -> str:
+    """The per-round ratios of ``bench_batch_vs_openspiel``: median, spread, best-of."""
+    if fig.get("status") != "ok":
+        return f"{fig.get('status', 'n/a')} {fig.get('detail', '')}".strip()
+    return (f"median {fig['value']:.2f}x over {fig['rounds']} rounds (min {fig['worst']:.2f}x, max {fig['best']:.2f}x; "
+            f"best-of {fig['best_of']:.2f}x; load {fig['load_average']['start'][0]:.1f} -> "
+            f"{fig['load_average']['end'][0]:.1f})")
+
+
 def render(report: dict[str, Any]) -> str:
     m = report["machine"]
     f = report["figures"]
@@ -968,6 +1055,10 @@ def render(report: dict[str, Any]) -> str:
         row("    one core busy: every step parallel", modes["busy_core_parallel"])
     elif modes:
         row("(g) BatchEnv serial / parallel / busy core", modes)
+    rounds = f.get("batch_vs_openspiel_rounds", {})
+    if rounds.get("status") == "ok":
+        row("(g) interleaved rounds: OpenSpiel lean loop", rounds["openspiel"])
+        row("    BatchEnv specialise=True, threads chosen", rounds["batch"])
     for env_id, fig in f.get("batch_by_id", {}).items():
         row(f"(g) BatchEnv random play, {env_id}", fig)
     for envs, fig in f.get("ppo_selfplay_by_envs", {"?": f["ppo_selfplay"]}).items():
@@ -1010,7 +1101,8 @@ def render(report: dict[str, Any]) -> str:
         f"  State API vs plain Python (moves/s):    {_fmt_ratio(r['state_api_vs_plain_python_moves'])}",
         f"  OpenSpiel vs plain Python (moves/s):    {_fmt_ratio(r['openspiel_vs_plain_python_moves'])}",
         f"  BatchEnv vs OpenSpiel (moves/s):        {_fmt_ratio(r['batch_vs_openspiel_moves'])} generic, "
-        f"{_fmt_ratio(r['batch_specialised_vs_openspiel_moves'])} specialised",
+        f"{_fmt_ratio(r['batch_specialised_vs_openspiel_moves'])} specialised (figures taken minutes apart)",
+        f"  BatchEnv vs OpenSpiel, interleaved:     {_interleaved(f.get('batch_vs_openspiel_rounds', {}))}",
         f"  PPO self-play vs trivial env (steps/s): {_fmt_ratio(r['ppo_selfplay_vs_trivial_env'])} at 32 games; "
         + ", ".join(f"{n}: {_fmt_ratio(v)}" for n, v in r.get("ppo_selfplay_vs_trivial_env_by_envs", {}).items()),
         f"    in CPU time:                          {_fmt_ratio(f['ppo_selfplay'].get('cpu_ratio'))} at 32 games; "

@@ -25,10 +25,11 @@ actions give the same games, row by row, whatever the number of threads.
 Dealing
 -------
 The generator deals ahead, in order (the kernel's ``init``), into a pool of
-``B + max(B // 4, 8)`` start positions from which the step takes the next one for every game
+``B + max(B, 8)`` start positions from which the step takes the next one for every game
 that ends; the pool is topped up after a reset or step that leaves it with fewer than ``B``
-(the next step may end every game), so the generator runs about once per ``B // 4``
-finished games.
+(the next step may end every game), so the generator runs about once per ``B`` finished
+games. (With ``B // 4`` spare games, as before, a top-up came every 12 steps of 1024 Kalah
+games, each moving the 1024 unused rows to the front: about 1 us per step of 45.)
 The games are the same as if each were dealt when its slot needed it (``init`` fills the
 whole state from the params and the generator alone), but the step does not take the
 ``Generator``: numba unboxes one in about 25 microseconds per call, more than a whole
@@ -81,7 +82,7 @@ from .core.compiled import cached_njit
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, Kernel, State
 from .core.inline import inline_kernel, inlined, unowned
-from .core.jit_helpers import random_legal_action
+from .core.jit_helpers import random_legal_action, random_legal_action_of_first
 from .registry import game_of
 
 # Below this many games a step runs on one thread: the cost of waking the worker threads
@@ -188,7 +189,7 @@ class ThreadChooser:
 
 @functools.cache
 def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | None = None,
-             guard: tuple | None = None) -> tuple:
+             guard: tuple | None = None, num_actions: int | None = None) -> tuple:
     """The batch functions of one kernel (and threading mode), with the kernel compiled in.
 
     The kernel's functions are closure variables (``core.inline``), so numba inlines them
@@ -198,7 +199,8 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
     (``specialise=True``), or None to read the caller's array. ``guard``: the game's
     ``batch_guard`` (a kernel whose ``apply`` can raise), used by the parallel step only: its loop
     plays the recording ``apply`` and after the loop raises for a flagged game, since a raise
-    inside a ``prange`` loop makes numba run the loop serially.
+    inside a ``prange`` loop makes numba run the loop serially. ``num_actions``: the game's, with
+    ``fixed_params`` (a constant too: the random draw's scan over the mask unrolls).
     """
     init, legal_mask, apply, current_player, scores, returns, observe, plies = inline_kernel(kernel)
     checked = parallel and guard is not None
@@ -210,31 +212,45 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
             pass  # a plain apply raises itself
     if fixed_params is None:
         params_of = unowned
+
+        @njit(inline="always")
+        def mask_width(masks):
+            return masks.shape[1]
     else:
         @njit(inline="always")
         def params_of(params_owned):
             return fixed_params  # a tuple constant: every params[P_...] folds into the code
 
+        @njit(inline="always")
+        def mask_width(masks):
+            return num_actions
+
     @njit(inline="always")
     def play_one(states, params, actions, max_plies, masks, counts, obs, players, rewards, terminated, truncated,
                  final_obs, final_scores, i):
-        """Play game ``i``'s action; fill its next mask and observation, or its final ones."""
+        """Play game ``i``'s action; fill its next mask and observation, or its final ones. Returns
+        whether the game ended."""
         row = states[i]
         apply(row, params, actions[i])
         player = current_player(row, params)
-        if player < 0:
-            terminated[i] = True
+        ended_by_rules = player < 0
+        capped = not ended_by_rules and plies(row, params) >= max_plies
+        terminated[i] = ended_by_rules
+        truncated[i] = capped
+        if ended_by_rules:
             returns(row, params, rewards[i])
-        elif plies(row, params) >= max_plies:
-            truncated[i] = True
-        if terminated[i] or truncated[i]:
+        else:
+            rewards[i, 0] = 0.0
+            rewards[i, 1] = 0.0
+        if ended_by_rules or capped:
             observe(row, params, 0, final_obs[i, 0])
             observe(row, params, 1, final_obs[i, 1])
             scores(row, params, final_scores[i])
-        else:
-            players[i] = player
-            counts[i] = legal_mask(row, params, masks[i])
-            observe(row, params, player, obs[i])
+            return True
+        players[i] = player
+        counts[i] = legal_mask(row, params, masks[i])
+        observe(row, params, player, obs[i])
+        return False
 
     @njit(inline="always")
     def deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i):
@@ -253,7 +269,42 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
     @njit(inline="always")
     def draw(masks, counts, streams, drawn, i):
         """Game ``i``'s next random legal action, from its own stream (see "Random actions")."""
-        streams[i], drawn[i] = random_legal_action(streams[i], masks[i], counts[i])
+        streams[i], drawn[i] = random_legal_action_of_first(streams[i], masks[i], counts[i], mask_width(masks))
+
+    @njit(inline="always")
+    def restart(states, params, pool, pool_at, masks, counts, obs, players, episodes, draw_next, streams, drawn, i):
+        """Deal slot ``i`` its next game (and draw that game's first random action)."""
+        deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i)
+        if draw_next:
+            draw(masks, counts, streams, drawn, i)
+
+    # Where games that ended get their next one (see "Dealing"): in slot order, so the same seed
+    # gives the same games whatever the thread count. The serial step deals in its one loop over
+    # the batch; the parallel one after its loop, reading the flags eight games at a time (the
+    # flag arrays are padded to whole 8-byte words).
+    if parallel:
+        @njit(inline="always")
+        def restart_in_loop(states, params, pool, pool_at, masks, counts, obs, players, episodes, draw_next, streams,
+                            drawn, i):
+            pass
+
+        @njit(inline="always")
+        def restart_after_loop(states, params, pool, pool_at, masks, counts, obs, players, episodes, draw_next,
+                               streams, drawn, terminated, truncated):
+            terminated_words, truncated_words = terminated.view(np.uint64), truncated.view(np.uint64)
+            for word in range(terminated_words.shape[0]):
+                if terminated_words[word] | truncated_words[word]:  # one of these eight games ended
+                    for i in range(8 * word, 8 * word + 8):
+                        if terminated[i] or truncated[i]:
+                            restart(states, params, pool, pool_at, masks, counts, obs, players, episodes, draw_next,
+                                    streams, drawn, i)
+    else:
+        restart_in_loop = restart
+
+        @njit(inline="always")
+        def restart_after_loop(states, params, pool, pool_at, masks, counts, obs, players, episodes, draw_next,
+                               streams, drawn, terminated, truncated):
+            pass
 
     def step(states_owned, params_owned, actions_owned, active_owned, max_plies, pool_owned, pool_at_owned,
              masks_owned, counts_owned, obs_owned, players_owned, rewards_owned, terminated_owned, truncated_owned,
@@ -262,7 +313,8 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
         """Play the active games. Returns the first game with an illegal action (then nothing moves), or
         ``POOL_LOW`` when the pool now holds fewer than ``n`` new games, else ``POOL_OK``.
 
-        With ``draw_next``, also draws every game's next random action into ``drawn``."""
+        With ``draw_next``, also draws every game's next random action into ``drawn``.
+        ``terminated`` and ``truncated`` are padded to a multiple of 8 games."""
         # Views without reference counts (the caller's arrays outlive this call), every one of
         # them: an array handed to an inlined function is counted on each call, and on two
         # threads both count on the same counter, whose cache line then moves between the cores.
@@ -274,34 +326,35 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
             (rewards_owned, terminated_owned, truncated_owned, final_obs_owned, final_scores_owned))
         streams, drawn = unowned((streams_owned, drawn_owned))
         n = states.shape[0]
-        num_actions = masks.shape[1]
+        num_actions = mask_width(masks)
         for i in range(n):  # checked first, serially: a refused batch must stay unchanged
             if active[i]:
                 a = actions[i]
                 if a < 0 or a >= num_actions or masks[i, a] == 0:
                     return i
         for i in prange(n):
-            rewards[i, 0] = 0.0
-            rewards[i, 1] = 0.0
-            terminated[i] = False
-            truncated[i] = False
-            movers[i] = players[i] if active[i] else -1
+            ended = False
             if active[i]:
-                play_one(states, params, actions, max_plies, masks, counts, obs, players, rewards, terminated,
-                         truncated, final_obs, final_scores, i)
-            if draw_next and not (terminated[i] or truncated[i]):
+                movers[i] = players[i]
+                ended = play_one(states, params, actions, max_plies, masks, counts, obs, players, rewards, terminated,
+                                 truncated, final_obs, final_scores, i)
+            else:
+                movers[i] = -1
+                rewards[i, 0] = 0.0
+                rewards[i, 1] = 0.0
+                terminated[i] = False
+                truncated[i] = False
+            if ended:
+                restart_in_loop(states, params, pool, pool_at, masks, counts, obs, players, episodes, draw_next,
+                                streams, drawn, i)
+            elif draw_next:
                 draw(masks, counts, streams, drawn, i)
         if checked:  # the guard's error, raised once the loop has ended (see guard above)
             for i in range(n):
                 if active[i]:
                     raise_if_flagged(states[i], params)
-        # Serial on purpose: new games come from the pool in slot order, so the same seed
-        # gives the same games whatever the thread count.
-        for i in range(n):
-            if terminated[i] or truncated[i]:
-                deal(states, params, pool, pool_at, masks, counts, obs, players, episodes, i)
-                if draw_next:
-                    draw(masks, counts, streams, drawn, i)
+        restart_after_loop(states, params, pool, pool_at, masks, counts, obs, players, episodes, draw_next, streams,
+                           drawn, terminated, truncated)
         return POOL_LOW if pool_at[1] - pool_at[0] < n else POOL_OK
 
     def reset_all(states_owned, params_owned, pool_owned, pool_at_owned, masks_owned, counts_owned, obs_owned,
@@ -330,6 +383,24 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
     threads = {"prange": True, "comprehension": False, "reduction": False, "inplace_binop": False, "setitem": False,
                "numpy": False, "stencil": False, "fusion": False} if parallel else False
     return cached_njit(step, parallel=threads), cached_njit(reset_all), cached_njit(refill)
+
+
+def _entry_point(dispatcher) -> Any:
+    """The compiled function's own entry (it unboxes the arguments and runs the machine code),
+    or ``dispatcher`` itself when it has not exactly one compiled signature (or under
+    ``NUMBA_DISABLE_JIT``).
+
+    Numba's dispatcher first types every argument to pick the compiled version: about 50 ns
+    per array, and the step takes 21 arguments, so that was about 0.6 of its 2.4 us of fixed
+    cost per call (measured: 1.29 us through the dispatcher, 0.70 us through the entry, for a
+    function of 21 arrays that does nothing). The entry does not check the arguments' types:
+    ``BatchEnv.step`` passes its own arrays, and the caller's actions and active flags only
+    after making them contiguous ``int64`` and ``bool`` arrays of the batch's length.
+    """
+    overloads = getattr(dispatcher, "overloads", None)
+    if not overloads or len(overloads) != 1:
+        return dispatcher
+    return next(iter(overloads.values())).entry_point
 
 
 def _sample_actions_loop(masks, counts_owned, streams_owned, out_owned):
@@ -383,20 +454,25 @@ class BatchEnv:
         self.parallel = bool(parallel)
         # the serial step, and the parallel one when threads may help (ThreadChooser picks per step)
         fixed = tuple(int(v) for v in game.params) if specialise else None
-        self._step = _compile(game.kernel, False, fixed)[0]
+        width = game.num_actions if specialise else None
+        self._step = _compile(game.kernel, False, fixed, None, width)[0]
         self._reset_all, self._refill = _compile(game.kernel, False)[1:]
-        self._parallel_step = _compile(game.kernel, True, fixed, game.batch_guard)[0] if self.parallel else None
+        self._parallel_step = _compile(game.kernel, True, fixed, game.batch_guard, width)[0] if self.parallel else None
         self.threads = ThreadChooser() if self.parallel else None
+        self._entries: list[Any] = [None, None]  # the compiled steps' entries, serial and parallel (_call_step)
         B = self.num_envs
         self.states = np.zeros((B, game.state_size), dtype=np.int32)
         self.masks = np.zeros((B, game.num_actions), dtype=np.int8)
         self.obs = np.zeros((B, game.observation_size), dtype=np.float32)
         self.players = np.zeros(B, dtype=np.int64)
         self._rewards = np.zeros((B, 2), dtype=np.float64)
-        self._terminated = np.zeros(B, dtype=np.bool_)
-        self._truncated = np.zeros(B, dtype=np.bool_)
-        self._final_obs = np.zeros((B, 2, game.observation_size), dtype=np.float32)
+        # padded to whole 8-byte words: the parallel step reads them eight games at a time
+        padded = -(-B // 8) * 8
+        self._terminated_padded = np.zeros(padded, dtype=np.bool_)
+        self._truncated_padded = np.zeros(padded, dtype=np.bool_)
+        self._terminated, self._truncated = self._terminated_padded[:B], self._truncated_padded[:B]
         self._final_scores = np.zeros((B, 2), dtype=np.float64)
+        self._final_obs = np.zeros((B, 2, game.observation_size), dtype=np.float32)
         self._all = np.ones(B, dtype=np.bool_)
         self._drawn = np.zeros(B, dtype=np.int64)  # random legal actions drawn ahead (see "Random actions")
         self._streams = np.zeros(B, dtype=np.uint64)  # every game's random stream, seeded by reset
@@ -413,15 +489,15 @@ class BatchEnv:
         )
         # New games dealt ahead by the batch's generator (see "Dealing" in the module docstring):
         # rows pool_at[0] .. pool_at[1]-1 are dealt and not yet played.
-        self._pool = np.zeros((B + max(B // 4, 8), game.state_size), dtype=np.int32)
+        self._pool = np.zeros((B + max(B, 8), game.state_size), dtype=np.int32)
         self._pool_at = np.zeros(2, dtype=np.int64)
         self._rng: np.random.Generator | None = None  # the batch's generator (deals), set by reset
         # the step's arguments other than the actions and the drawing switch, built once
         self._step_arguments = (
             (self.states, game.params),
             (self.max_plies, self._pool, self._pool_at, self.masks, self._legal_counts, self.obs, self.players,
-             self._rewards, self._terminated, self._truncated, self._final_obs, self._final_scores, self.episodes,
-             self._movers),
+             self._rewards, self._terminated_padded, self._truncated_padded, self._final_obs, self._final_scores,
+             self.episodes, self._movers),
         )
         self.reset(seed)
 
@@ -459,11 +535,11 @@ class BatchEnv:
         head, tail = self._step_arguments
         arguments = (*head, actions, active, *tail, self._draw_next, *self._draw_arguments)
         if self.threads is None:
-            bad = self._step(*arguments)
+            bad = self._call_step(False, arguments)
         else:
             parallel = self.threads.next_choice()
             start = time.perf_counter()
-            bad = (self._parallel_step if parallel else self._step)(*arguments)
+            bad = self._call_step(parallel, arguments)
             self.threads.record(parallel, time.perf_counter() - start)
         if bad == POOL_LOW:  # top the pool up now, so the next step may end every game
             self._deal_ahead()
@@ -477,6 +553,17 @@ class BatchEnv:
         self._drawn_fresh = self._draw_next
         self._draw_next = False
         return self._result
+
+    def _call_step(self, parallel: bool, arguments: tuple) -> int:
+        """Run the serial or the parallel compiled step: through numba's dispatcher the first
+        time, then through the compiled function's own entry (see ``_entry_point``)."""
+        entry = self._entries[parallel]
+        if entry is not None:
+            return entry(*arguments)
+        dispatcher = self._parallel_step if parallel else self._step
+        bad = dispatcher(*arguments)
+        self._entries[parallel] = _entry_point(dispatcher)
+        return bad
 
     def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game (seeded by ``reset``'s seed)."""

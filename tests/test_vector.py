@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import config
 
 import mancala_envs
 from mancala_envs import IllegalActionError, InvalidOptionError
@@ -99,6 +100,47 @@ def test_serial_and_parallel_steps_give_the_same_games(env_id):
     assert np.array_equal(serial, run(False, mixed=True))
 
 
+def test_step_takes_read_only_and_foreign_action_arrays():
+    # after its first call the step runs through the compiled entry, which does not check types
+    # (vector._entry_point): step() hands it contiguous int64 actions and bool flags only
+    one, other = BatchEnv("kalah-v0", 16, seed=2), BatchEnv("kalah-v0", 16, seed=2)
+    for k in range(30):
+        actions = one.sample_actions()
+        other.sample_actions()
+        foreign = actions.astype(np.int32)[::-1].copy()[::-1] if k % 3 == 0 else actions.copy()
+        foreign.flags.writeable = k % 2 == 1
+        active = np.arange(16) % 4 != k % 4
+        one.step(actions, active)
+        other.step(foreign, list(active) if k % 5 == 0 else active)
+        assert np.array_equal(one.states, other.states) and np.array_equal(one.obs, other.obs)
+
+
+@pytest.mark.parametrize("num_envs", [13, 64])
+def test_serial_and_parallel_steps_fill_the_same_arrays(num_envs):
+    # Every array a step fills, not only the states: numba's parallel loop drops a write it
+    # believes dead, and the step's arrays are views it cannot see through (core.inline.unowned).
+    # 13 games: the flags' padding to whole words (the parallel step reads them 8 at a time).
+    from mancala_envs.vector import ThreadChooser
+
+    def run(parallel):
+        batch = BatchEnv("kalah-v0", num_envs, seed=5, parallel=True, max_plies=40)
+        batch.threads = ThreadChooser.always(parallel)
+        trace = []
+        for step in range(150):
+            active = None if step % 7 else np.arange(num_envs) % 3 != 0  # some steps partial
+            result = batch.step(batch.sample_actions(), active)
+            trace.append([a.copy() for a in (result.obs, result.players, result.rewards, result.terminated,
+                                             result.truncated, result.final_obs, result.final_scores,
+                                             result.movers, batch.masks, batch.states, batch.episodes)])
+        return trace
+
+    serial, parallel = run(False), run(True)
+    assert any(row[3].any() for row in serial) and any(row[4].any() for row in serial)
+    for step, (one, other) in enumerate(zip(serial, parallel)):
+        for k, (a, b) in enumerate(zip(one, other)):
+            assert np.array_equal(a, b), f"step {step}: array {k} differs between the serial and parallel steps"
+
+
 def test_progressive_parallel_step_runs_its_loop_in_parallel():
     # Progressive's guard raises inside its kernel; inside the prange loop that raise gave the
     # loop a second exit and numba ran it serially, saying so in a NumbaPerformanceWarning at
@@ -132,6 +174,10 @@ def test_progressive_guard_error_reaches_the_caller_from_both_steps():
         game.params[P_STEP_LIMIT] = 3  # lowered so that the guard fires (its real bound is never met)
         batch = BatchEnv(game, 8, seed=5, parallel=True)
         batch.threads = ThreadChooser.always(parallel)
+        # a step that moves nothing: the next steps go through the compiled entry
+        # (vector._entry_point), and so does the error
+        batch.step(batch.sample_actions(), np.zeros(8, dtype=bool))
+        assert config.DISABLE_JIT or batch._entries[parallel] is not None
         with pytest.raises(SowingBoundError) as error:
             for _ in range(50):
                 batch.step(batch.sample_actions())
