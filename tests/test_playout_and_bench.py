@@ -353,6 +353,11 @@ def test_benchmark_smoke_run(tmp_path):
     assert figures["mcts"]["sims"] == 200 and figures["mcts"]["unit"] == "sims/s"
     for name in ("tictactoe", "openspiel", "openspiel_mcts"):  # optional peers
         assert figures[name]["status"] in ("ok", "not installed"), figures[name]
+    rounds = figures["batch_vs_openspiel_rounds"]  # the 20x target's figure: interleaved rounds
+    assert rounds["status"] in ("ok", "not installed"), rounds
+    if rounds["status"] == "ok":
+        assert len(rounds["samples"]) == 1 and rounds["worst"] <= rounds["value"] <= rounds["best"]
+        assert report["ratios"]["batch_vs_openspiel_interleaved"] == rounds["value"]
     assert {
         "kernel_vs_openspiel_moves",
         "aec_vs_tictactoe_steps",
