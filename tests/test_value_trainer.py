@@ -305,8 +305,8 @@ def test_the_policy_heads_own_epochs_and_layers_leave_the_value_head_alone(tmp_p
             load_config(QUICK, [bad])
 
 
-def test_the_policys_longer_replay_and_moving_average_change_the_policy_only(tmp_path):
-    # value.policy_replay / value.policy_average change only the exported policy: the same seed gives the same
+def test_the_policys_longer_replay_moving_average_and_weight_decay_change_the_policy_only(tmp_path):
+    # value.policy_replay / value.policy_average / value.policy_weight_decay change only the exported policy: the same seed gives the same
     # games and value head (so each is measured on the config's own search), and 0 keeps the trainer as it was.
     import torch
 
@@ -345,7 +345,13 @@ def test_the_policys_longer_replay_and_moving_average_change_the_policy_only(tmp
         assert not np.allclose(w, w1)
     for (w, b), (w2, b2) in zip(first.value_layers, trained("plain1", "value.iterations=1")[1].value_layers, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
+    # the policy's weight decay shrinks its MLP and leaves the value head alone
+    _, decayed = trained("decayed", "value.policy_weight_decay=20")
+    for (w, b), (w2, b2) in zip(base.value_layers, decayed.value_layers, strict=True):
+        assert np.array_equal(w, w2) and np.array_equal(b, b2)
+    assert np.abs(decayed.policy_layers[0][0]).sum() < np.abs(base.policy_layers[0][0]).sum()
     for bad, message in (("value.policy_replay=-1", "value.policy_replay must be at least 0, got -1"),
+                         ("value.policy_weight_decay=-1", "value.policy_weight_decay must be at least 0, got -1"),
                          ("value.policy_average=1", "value.policy_average must be from 0 to 0.99, got 1.0")):
         with pytest.raises(ConfigError, match=message):
             load_config(QUICK, [bad])

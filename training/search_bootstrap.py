@@ -37,7 +37,13 @@ then fits the networks on the positions collected so far:
    them being picked at random; over the legal moves; with move features plus
    one weight per column of a move's block, shared by every move), Adam, over a replay buffer of the last
    ``value.replay`` positions (``value.policy_hidden``, ``value.policy_epochs``: the policy
-   network's own layers and passes; the value network, and so the games, stay the same). The result goes to ``evaluation.npz`` in the run folder
+   network's own layers and passes; ``value.policy_replay``: the policy's own, longer memory of
+   positions, since a plain teacher's moves do not change as the evaluation learns;
+   ``value.policy_average`` = d: the exported policy is a moving average of the policy's weights,
+   d times the average so far plus 1 - d times the weights just fitted; ``value.policy_weight_decay``
+   = w: every Adam step shrinks the policy MLP's weights by ``learning_rate * w`` (AdamW's
+   decoupled decay), a regulariser for its first layer's many inputs; the value network, and
+   so the games, stay the same). The result goes to ``evaluation.npz`` in the run folder
    (``mancala_envs.agents.learned_eval``) after every iteration, so ``eval=RUN_DIR`` and
    ``policy:RUN_DIR`` can play it while the run goes on.
 
@@ -222,7 +228,12 @@ class SearchBootstrapTrainer(RunTrainer):
         self.policy_move = nn.Parameter(torch.zeros(self.features.per_block)) if self.features.blocks else None
         params = list(self.value_net.parameters()) + list(self.policy_net.parameters())
         params += [self.policy_move] if self.policy_move is not None else []
-        self.optimizer = torch.optim.Adam(params, lr=self.cfg.learning_rate)
+        decay = self.cfg.policy_weight_decay  # value.policy_weight_decay: the policy MLP's weights shrink (AdamW)
+        if decay > 0:
+            policy = set(self.policy_net.parameters())
+            params = [{"params": [t for t in params if t not in policy]},
+                      {"params": list(self.policy_net.parameters()), "weight_decay": decay}]
+        self.optimizer = torch.optim.Adam(params, lr=self.cfg.learning_rate, decoupled_weight_decay=decay > 0)
         self.buffer: list[tuple[np.ndarray, ...]] = []
         self.learned = False  # the evaluation has been fitted at least once
         self.score_scale = 1.0 / self.cfg.margin_scale if self.cfg.score_blend else 0.0
