@@ -303,3 +303,55 @@ def test_the_policy_heads_own_epochs_and_layers_leave_the_value_head_alone(tmp_p
                          ("value.policy_hidden=64", "value.policy_hidden must be a list")):
         with pytest.raises(ConfigError, match=message):
             load_config(QUICK, [bad])
+
+
+def test_the_policys_longer_replay_moving_average_and_weight_decay_change_the_policy_only(tmp_path):
+    # value.policy_replay / value.policy_average / value.policy_weight_decay change only the exported policy: the same seed gives the same
+    # games and value head (so each is measured on the config's own search), and 0 keeps the trainer as it was.
+    import torch
+
+    from mancala_envs.training.run_folder import RunState, checkpoint_file
+    from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
+
+    def trained(name: str, *overrides: str):
+        config = load_config(QUICK, ["value.iterations=3", "value.games=2", "value.depth=1", "value.workers=1",
+                                     "value.hidden=[8]", "value.epochs=1", "value.replay=40", "value.eval_every=100",
+                                     "eval.final_openings=1", "eval.ladder=[random]", f"runs_dir={tmp_path}",
+                                     *overrides])
+        trainer = SearchBootstrapTrainer(config, tmp_path / name, RunState(), echo=lambda text: None)
+        trainer.run()
+        return trainer, load_evaluation(tmp_path / name)
+
+    def layers(evaluation):
+        return [a for w, b in evaluation.value_layers + evaluation.policy_layers for a in (w, b)]
+
+    base_trainer, base = trained("base")
+    _, same = trained("same", "value.policy_replay=40")  # the value head's memory: the trainer as before
+    assert all(np.array_equal(a, b) for a, b in zip(layers(base), layers(same), strict=True))
+    longer_trainer, longer = trained("longer", "value.policy_replay=100000")
+    kept = sum(len(b[0]) for b in longer_trainer.buffer)
+    assert kept > sum(len(b[0]) for b in base_trainer.buffer) and kept > 40  # the policy keeps every position
+    for (w, b), (w2, b2) in zip(base.value_layers, longer.value_layers, strict=True):
+        assert np.array_equal(w, w2) and np.array_equal(b, b2)
+    assert not np.array_equal(base.policy_layers[0][0], longer.policy_layers[0][0])
+    # the moving average: after two fits, d * the first fit's weights + (1 - d) * the second's
+    _, first = trained("first", "value.iterations=1", "value.policy_average=0.25")
+    _, averaged = trained("averaged", "value.iterations=2", "value.policy_average=0.25")
+    second = torch.load(checkpoint_file(tmp_path / "averaged"), weights_only=True)["policy"]
+    for i, (w, b) in enumerate(averaged.policy_layers):
+        (w1, b1), key = first.policy_layers[i], f"{2 * i}."
+        assert np.allclose(w, 0.25 * w1 + 0.75 * second[key + "weight"].numpy().T, atol=1e-6)
+        assert np.allclose(b, 0.25 * b1 + 0.75 * second[key + "bias"].numpy(), atol=1e-6)
+        assert not np.allclose(w, w1)
+    for (w, b), (w2, b2) in zip(first.value_layers, trained("plain1", "value.iterations=1")[1].value_layers, strict=True):
+        assert np.array_equal(w, w2) and np.array_equal(b, b2)
+    # the policy's weight decay shrinks its MLP and leaves the value head alone
+    _, decayed = trained("decayed", "value.policy_weight_decay=20")
+    for (w, b), (w2, b2) in zip(base.value_layers, decayed.value_layers, strict=True):
+        assert np.array_equal(w, w2) and np.array_equal(b, b2)
+    assert np.abs(decayed.policy_layers[0][0]).sum() < np.abs(base.policy_layers[0][0]).sum()
+    for bad, message in (("value.policy_replay=-1", "value.policy_replay must be at least 0, got -1"),
+                         ("value.policy_weight_decay=-1", "value.policy_weight_decay must be at least 0, got -1"),
+                         ("value.policy_average=1", "value.policy_average must be from 0 to 0.99, got 1.0")):
+        with pytest.raises(ConfigError, match=message):
+            load_config(QUICK, [bad])

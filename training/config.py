@@ -105,8 +105,11 @@ class ValueConfig:
     learning_rate: float = 1e-3  # Adam step size
     epochs: int = 3  # passes over the replay buffer per iteration
     policy_epochs: int = 0  # the policy head's passes per iteration (0: epochs; the value head keeps epochs)
+    policy_average: float = 0.0  # > 0: the exported policy is a moving average of its weights over iterations, this decay
+    policy_weight_decay: float = 0.0  # > 0: the policy MLP's decoupled weight decay (AdamW), per unit of learning rate
     batch_size: int = 256  # minibatch size
     replay: int = 60000  # positions kept (the newest)
+    policy_replay: int = 0  # positions the policy head is fitted on (the newest; 0: replay; more suits a plain teacher)
     workers: int = 2  # self-play processes
     eval_every: int = 5  # iterations between evaluations of the search agent
     eval_depth: int = 4  # depth of the search agent evaluated (alphabeta:depth=eval_depth,eval=RUN_DIR)
@@ -316,8 +319,11 @@ NUMBER_BOUNDS: dict[str, Bounds] = {
     "value.learning_rate": POSITIVE,
     "value.epochs": AT_LEAST_1,
     "value.policy_epochs": AT_LEAST_0,
+    "value.policy_average": Bounds(0, 0.99),
+    "value.policy_weight_decay": AT_LEAST_0,
     "value.batch_size": AT_LEAST_1,
     "value.replay": AT_LEAST_1,
+    "value.policy_replay": AT_LEAST_0,
     "value.workers": AT_LEAST_1,
     "value.eval_every": AT_LEAST_1,
     "value.eval_depth": AT_LEAST_1,

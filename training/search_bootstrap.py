@@ -37,7 +37,13 @@ then fits the networks on the positions collected so far:
    them being picked at random; over the legal moves; with move features plus
    one weight per column of a move's block, shared by every move), Adam, over a replay buffer of the last
    ``value.replay`` positions (``value.policy_hidden``, ``value.policy_epochs``: the policy
-   network's own layers and passes; the value network, and so the games, stay the same). The result goes to ``evaluation.npz`` in the run folder
+   network's own layers and passes; ``value.policy_replay``: the policy's own, longer memory of
+   positions, since a plain teacher's moves do not change as the evaluation learns;
+   ``value.policy_average`` = d: the exported policy is a moving average of the policy's weights,
+   d times the average so far plus 1 - d times the weights just fitted; ``value.policy_weight_decay``
+   = w: every Adam step shrinks the policy MLP's weights by ``learning_rate * w`` (AdamW's
+   decoupled decay), a regulariser for its first layer's many inputs; the value network, and
+   so the games, stay the same). The result goes to ``evaluation.npz`` in the run folder
    (``mancala_envs.agents.learned_eval``) after every iteration, so ``eval=RUN_DIR`` and
    ``policy:RUN_DIR`` can play it while the run goes on.
 
@@ -222,18 +228,25 @@ class SearchBootstrapTrainer(RunTrainer):
         self.policy_move = nn.Parameter(torch.zeros(self.features.per_block)) if self.features.blocks else None
         params = list(self.value_net.parameters()) + list(self.policy_net.parameters())
         params += [self.policy_move] if self.policy_move is not None else []
-        self.optimizer = torch.optim.Adam(params, lr=self.cfg.learning_rate)
+        decay = self.cfg.policy_weight_decay  # value.policy_weight_decay: the policy MLP's weights shrink (AdamW)
+        if decay > 0:
+            policy = set(self.policy_net.parameters())
+            params = [{"params": [t for t in params if t not in policy]},
+                      {"params": list(self.policy_net.parameters()), "weight_decay": decay}]
+        self.optimizer = torch.optim.Adam(params, lr=self.cfg.learning_rate, decoupled_weight_decay=decay > 0)
         self.buffer: list[tuple[np.ndarray, ...]] = []
         self.learned = False  # the evaluation has been fitted at least once
         self.score_scale = 1.0 / self.cfg.margin_scale if self.cfg.score_blend else 0.0
         self.value_gain = 1.0  # the network's output scale in the evaluation file (set on held-out positions)
+        # value.policy_average: the exported policy, a moving average of the policy's weights after each fit
+        self.policy_averaged: list[torch.Tensor] | None = None
 
     # files -----------------------------------------------------------------------------------------
     def _save_checkpoint(self) -> None:
         payload = {"value": self.value_net.state_dict(), "policy": self.policy_net.state_dict(),
                    "policy_move": None if self.policy_move is None else self.policy_move.detach().clone(),
                    "optimizer": self.optimizer.state_dict(), "iterations": self.state.steps,
-                   "value_gain": self.value_gain}
+                   "value_gain": self.value_gain, "policy_averaged": self.policy_averaged}
         with atomic_output(checkpoint_file(self.run_dir), suffix=".zip") as tmp:
             torch.save(payload, tmp)
         write_state(self.run_dir, self.state)
@@ -250,16 +263,22 @@ class SearchBootstrapTrainer(RunTrainer):
                 self.policy_move.copy_(payload["policy_move"])
         self.optimizer.load_state_dict(payload["optimizer"])
         self.value_gain = float(payload.get("value_gain", 1.0))
+        self.policy_averaged = payload.get("policy_averaged")
         self.learned = True
         self.echo(f"resumed from {path} after iteration {self.state.steps}")
 
     def _save_evaluation(self) -> LearnedEval:
         value = _layers(self.value_net)
         value[-1] = (value[-1][0] * self.value_gain, value[-1][1] * self.value_gain)
+        policy, policy_move = _layers(self.policy_net), self.policy_move
+        if self.policy_averaged is not None:  # value.policy_average
+            policy_move = self.policy_averaged[-1] if self.policy_move is not None else None
+            weights = self.policy_averaged[:-1] if self.policy_move is not None else self.policy_averaged
+            policy = [(w.numpy().T.copy(), b.numpy().copy()) for w, b in zip(weights[::2], weights[1::2], strict=True)]
         path = save_evaluation(self.run_dir, self.game, self.cfg.encoding, self.cfg.activation,
-                               value, _layers(self.policy_net), source="search-bootstrap",
+                               value, policy, source="search-bootstrap",
                                score_scale=self.score_scale, features=self.cfg.features,
-                               policy_move=None if self.policy_move is None else self.policy_move.detach().numpy())
+                               policy_move=None if policy_move is None else policy_move.detach().numpy())
         return load_evaluation(path, self.game)
 
     # the loop --------------------------------------------------------------------------------------
@@ -315,10 +334,23 @@ class SearchBootstrapTrainer(RunTrainer):
         rng = np.random.default_rng([self.config.seed, self.state.steps])
         share = self.cfg.holdout if self.score_scale > 0 else 0.0  # only the blend's gain needs held-out positions
         self.buffer.extend((*b, rng.random(len(b[0])) < share) for b in batches)  # + the held-out mask (b[8])
-        total = sum(len(b[0]) for b in self.buffer)
-        while len(self.buffer) > 1 and total - len(self.buffer[0][0]) >= self.cfg.replay:
-            total -= len(self.buffer.pop(0)[0])
+        keep = max(self.cfg.replay, self.cfg.policy_replay)  # value.policy_replay: the policy's longer memory
+        while len(self.buffer) > 1 and self._positions(self.buffer[1:]) >= keep:
+            self.buffer.pop(0)
         return sum(len(b[0]) for b in batches)
+
+    @staticmethod
+    def _positions(batches) -> int:
+        return sum(len(b[0]) for b in batches)
+
+    def _newest(self, positions: int) -> int:
+        """How many of the buffer's rows (its newest) hold the last ``positions`` positions, in whole batches."""
+        rows = 0
+        for batch in reversed(self.buffer):
+            if rows >= positions:
+                break
+            rows += len(batch[0])
+        return rows
 
     def _fit(self) -> dict[str, float]:
         cfg = self.cfg
@@ -339,19 +371,29 @@ class SearchBootstrapTrainer(RunTrainer):
         if all(t.shape[1] for t in soft):  # soft targets over every legal move (value.policy_temperature)
             a = torch.from_numpy(np.concatenate(soft))
         rng = np.random.default_rng(self.config.seed + self.state.steps)
-        fitted = np.flatnonzero(~held_out)
+        # the value head fits the newest value.replay positions, the policy head value.policy_replay (its
+        # teacher's moves do not age); rows before value_start are the policy's alone (none by default)
+        value_start = len(obs) - self._newest(cfg.replay)
+        policy_start = len(obs) - self._newest(cfg.policy_replay or cfg.replay)
+        fitted = np.flatnonzero(~held_out[value_start:]) + value_start
+        policy_fitted = np.flatnonzero(~held_out[policy_start:]) + policy_start
         losses = {"value": [], "policy": []}
         policy_epochs = cfg.policy_epochs or cfg.epochs  # the heads are separate networks: each its own passes
+        policy_rng = rng if policy_start == value_start else np.random.default_rng([self.config.seed, self.state.steps, 1])
         for epoch in range(max(cfg.epochs, policy_epochs)):
             order = torch.from_numpy(rng.permutation(fitted))
-            for start in range(0, len(order), cfg.batch_size):
-                idx = order[start:start + cfg.batch_size]
+            policy_order = order if policy_rng is rng else torch.from_numpy(policy_rng.permutation(policy_fitted))
+            value_batches = range(0, len(order), cfg.batch_size) if epoch < cfg.epochs else range(0)
+            policy_batches = range(0, len(policy_order), cfg.batch_size) if epoch < policy_epochs else range(0)
+            for start in sorted(set(value_batches) | set(policy_batches)):
                 loss = torch.zeros(())
-                if epoch < cfg.epochs:
+                if start in value_batches:
+                    idx = order[start:start + cfg.batch_size]
                     lv = nn.functional.mse_loss(self.value_net(x[idx])[:, 0], y[idx])
                     losses["value"].append(lv.item())
                     loss = loss + lv
-                if epoch < policy_epochs:
+                if start in policy_batches:
+                    idx = policy_order[start:start + cfg.batch_size]
                     logits = self._policy(x[idx]).masked_fill(~legal[idx], -1e9)  # the policy picks among legal moves
                     lp = nn.functional.cross_entropy(logits, a[idx])
                     losses["policy"].append(lp.item())
@@ -359,9 +401,25 @@ class SearchBootstrapTrainer(RunTrainer):
                 self.optimizer.zero_grad()
                 loss.backward()
                 self.optimizer.step()  # Adam skips the head without a gradient
-        if self.score_scale > 0 and held_out.any():
-            self.value_gain = self._gain(x[held_out], y[held_out])
+        if self.score_scale > 0 and held_out[value_start:].any():
+            value_held_out = np.flatnonzero(held_out[value_start:]) + value_start
+            self.value_gain = self._gain(x[value_held_out], y[value_held_out])
+        self._average_policy()
         return {head: float(np.mean(values)) if values else 0.0 for head, values in losses.items()}
+
+    def _average_policy(self) -> None:
+        """With ``value.policy_average`` = d > 0, the exported policy's weights become d times theirs plus
+        (1 - d) times the policy network's just fitted (the first fit's as they are): the bare policy then
+        smooths over the last iterations' fits instead of being the last one's. Training is unchanged."""
+        if self.cfg.policy_average <= 0:
+            return
+        fitted = [t.detach().clone() for t in self.policy_net.parameters()]  # weight, bias of each layer
+        fitted += [self.policy_move.detach().clone()] if self.policy_move is not None else []
+        if self.policy_averaged is None:
+            self.policy_averaged = fitted
+            return
+        for averaged, new in zip(self.policy_averaged, fitted, strict=True):
+            averaged.mul_(self.cfg.policy_average).add_(new, alpha=1.0 - self.cfg.policy_average)
 
     def _policy(self, x: torch.Tensor) -> torch.Tensor:
         """The policy's logits: the MLP, plus each move's block of move features times the shared weights."""
