@@ -36,13 +36,14 @@ Default size (``default_seeds``): the largest ``N`` whose table holds at most
 ``DEFAULT_POSITIONS`` positions (20 M: ``N = 15`` on six holes, built in about 8 s, so
 Kalah(6,4) solves from a cold start in about 30 s), and below the game's seed total. Games of
 ``LARGE_GAME_SEEDS`` seeds or more (Kalah(6,5)) search far longer than any build, so they
-get up to ``LARGE_POSITIONS`` (1.9 G: ``N = 25`` on six holes, 1.85 GB, built once and loaded
-after). Kalah(6,4), one search thread: 51.7 M nodes with ``N = 15``, 15.3 M with ``N = 20``,
+get up to ``LARGE_POSITIONS`` (2.8 G: ``N = 26`` on six holes, 2.7 GB, built once and loaded
+after; built on top of a cached ``N = 25`` in 2452 s niced at load 10 to 13). Kalah(6,4), one search thread: 51.7 M nodes with ``N = 15``, 15.3 M with ``N = 20``,
 5.5 M with ``N = 23``. Kalah(6,5), four openings of 10 to 12 random plies (49 to 52 seeds on
 the board; ``benchmarks/solve.py --boards 6x5 --midgame 4 --plies 10-12``): 124.1 M nodes with
 ``N = 23``, 87.0 M with ``N = 24`` (each opening 0.66 to 0.71 times its ``N = 23`` count);
 ``N = 25`` takes 0.65 to 0.70 times ``N = 24``'s nodes on seven openings, and 0.71 times its CPU
-time on one of them (17.3 to 18.6 s against 25.3 to 25.4 s).
+time on one of them (17.3 to 18.6 s against 25.3 to 25.4 s). ``N = 26`` on four openings (49 to
+55 seeds): 28.34 M nodes against 41.99 M with ``N = 25`` (0.67 times), 15.91 CPU s against 23.76 s.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ DEFAULT_POSITIONS = 20_000_000
 # games of this many seeds or more (Kalah(6,5): 60) get a larger table by default: built once,
 # on disk, reused; their solve takes far longer than the build
 LARGE_GAME_SEEDS = 60
-LARGE_POSITIONS = 1_900_000_000
+LARGE_POSITIONS = 2_800_000_000
 CAP_MARGIN = 300
 FORMAT = 1
 RULE_OPTIONS = ("pits", "extra_turn", "capture", "capture_needs_opposite", "skip_origin", "end", "leftover",
@@ -133,8 +134,9 @@ def _rank(state, mine, theirs, n, seeds, ways):
 
 
 @njit(cache=True, inline="always")
-def kalah_oracle(state, params, tables, me):
-    """The exact final margin from ``me``'s side (``me`` to move), or NO_VALUE if beyond the table."""
+def kalah_locate(state, params, tables, me):
+    """Where the table holds ``state`` (``me`` to move), or -1 if beyond it: its entry is the
+    margin ``me`` can still make, to add to the stores' difference (the solver's contract)."""
     n = params[P_PITS]
     mine = me * (n + 1)
     theirs = (1 - me) * (n + 1)
@@ -142,9 +144,18 @@ def kalah_oracle(state, params, tables, me):
     for i in range(n):
         seeds += state[mine + i] + state[theirs + i]
     if seeds > tables.max_seeds:
+        return np.int64(-1)
+    return tables.offsets[seeds] + _rank(state, mine, theirs, n, seeds, tables.ways)
+
+
+@njit(cache=True, inline="always")
+def kalah_oracle(state, params, tables, me):
+    """The exact final margin from ``me``'s side (``me`` to move), or NO_VALUE if beyond the table."""
+    index = kalah_locate(state, params, tables, me)
+    if index < 0:
         return NO_VALUE
-    index = tables.offsets[seeds] + _rank(state, mine, theirs, n, seeds, tables.ways)
-    return np.int64(state[mine + n] - state[theirs + n]) + np.int64(tables.values[index])
+    n = params[P_PITS]
+    return np.int64(state[me * (n + 1) + n] - state[(1 - me) * (n + 1) + n]) + np.int64(tables.values[index])
 
 
 @njit(cache=True, inline="always")
@@ -314,7 +325,8 @@ def build(game: Game, max_seeds: int, threads: int = 2,
 class Endgame:
     """A table with the oracle that reads it (``solve(endgame=...)``, ``analysis.value``)."""
 
-    oracle = staticmethod(kalah_oracle)  # not a bound method: the solver compiles once per oracle
+    oracle = staticmethod(kalah_oracle)
+    locate = staticmethod(kalah_locate)  # not a bound method: the solver compiles once per function
 
     def __init__(self, game: Game, tables: EndgameTables, build_seconds: float = 0.0, loaded: bool = False):
         """``build_seconds``: how long the build took (for a loaded table, the build that wrote it)."""
