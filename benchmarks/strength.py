@@ -8,6 +8,8 @@
     .venv/bin/python benchmarks/strength.py --setting default --run RUN_DIR --solved 200   # + optimal-move rates
     .venv/bin/python benchmarks/strength.py --setting default --run RUN_DIR --solved 200 --rates-only
     .venv/bin/python benchmarks/strength.py --setting families --env afrika-v0 --run RUN_DIR  # one family
+    .venv/bin/python benchmarks/strength.py --setting families --env afrika-v0 --seeds 0 1 2  # three trained seeds
+    .venv/bin/python benchmarks/strength.py --setting families --env afrika-v0 --run R0 --run R1 --run R2
 
 For each setting it trains the setting's config(s) (``mancala train CONFIG``, in this
 process; or takes ``--run`` folders, one per config, in order), then plays every row of
@@ -22,7 +24,17 @@ plays the same suite with the same agent seeds).
 
 The table is printed as Markdown and written as JSON to ``benchmarks/results/strength.json``
 (or ``--out``) through a temporary file. Nothing here is asserted: the targets are measured,
-not tested. ``--solved N`` adds every agent's optimal-move rate on N solved positions
+not tested.
+
+Several training seeds: ``--seeds 0 1 2`` trains every config once per seed (the override
+``seed=S``), and several ``--run`` folders per config (``--run`` count a multiple of the
+configs: config ``k`` takes the ``k``-th group, in order) measure existing runs, each run's
+seed read from its ``config.yaml``. Every run's rows are measured over the same opening
+suite (``--seed``) and printed with the run's training seed, each with its interval and
+distinct games; a second table gives every row over the seeds: each seed's score, their
+mean, min and max, and whether every seed meets the target. One lucky seed is not a
+result: the spread from seed to seed (several points on the family configs) is often as
+large as the margin over a target. ``--solved N`` adds every agent's optimal-move rate on N solved positions
 (Kalah settings; ``optimal_move_rates``), a separate step that the main job does not run. Timings (training seconds) depend on the machine's load; the JSON records
 ``os.getloadavg()`` at the start and end.
 """
@@ -76,14 +88,15 @@ SETTINGS = {
 }
 
 
-def train(config: str) -> Path:
-    """Train ``config`` in a run folder under runs/; returns the folder."""
+def train(config: str, seed: int | None = None) -> Path:
+    """Train ``config`` (with ``seed=S`` when ``seed`` is given) in a run folder under runs/; returns the folder."""
     from mancala_envs.training.config import load_config
     from mancala_envs.training.run_folder import RunState, start_run
     from mancala_envs.training.train import make_trainer
 
-    cfg = load_config(ROOT / config)
-    run_dir = start_run(cfg, f"mancala train {config}")
+    overrides = [] if seed is None else [f"seed={seed}"]
+    cfg = load_config(ROOT / config, overrides)
+    run_dir = start_run(cfg, " ".join(["mancala train", config, *overrides]))
     print(f"training {config} in {run_dir}", flush=True)
     make_trainer(cfg, run_dir, RunState(), echo=lambda text: print("  " + text, flush=True)).run()
     return run_dir
@@ -144,26 +157,101 @@ def rates_table(rates: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
+def run_seed(run_dir: Path) -> int | None:
+    """The training seed recorded in a run folder's ``config.yaml`` (None without one)."""
+    import yaml
+
+    path = Path(run_dir) / "config.yaml"
+    if not path.is_file():
+        return None
+    data = yaml.safe_load(path.read_text()) or {}
+    return data.get("seed") if isinstance(data, dict) else None
+
+
+def runs_per_config(runs: list[str], seeds: list[int], configs: int) -> list[list[tuple[str | None, int | None]]]:
+    """Each config's runs as (run folder or None to train, training seed or None for the config's own).
+
+    ``runs`` (folders) and ``seeds`` (training seeds) exclude each other; the folders come in one
+    group per config, in order, so their count must be a multiple of ``configs``."""
+    if runs and seeds:
+        raise ValueError("give either --seeds (train one run per seed) or --run folders, not both")
+    if runs:
+        if len(runs) % configs:
+            raise ValueError(f"{len(runs)} --run folder(s) for {configs} config(s): give the same number of runs "
+                             "per config, grouped by config in the setting's order")
+        per = len(runs) // configs
+        return [[(run, None) for run in runs[k * per:(k + 1) * per]] for k in range(configs)]
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"--seeds {' '.join(map(str, seeds))}: a seed is repeated")
+    return [[(None, seed) for seed in seeds] or [(None, None)] for _ in range(configs)]
+
+
+def met_text(score: float, target: float | None) -> str:
+    if target is None:
+        return "-"
+    return "yes" if score >= target else f"no (by {target - score:.1%})"
+
+
+def seed_label(seed: int | None) -> str:
+    return "?" if seed is None else str(seed)
+
+
 def table(rows: list[dict]) -> str:
-    lines = ["| game | agent A | agent B | games (distinct) | A's score (95% CI) | target | met |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| game | training seed | agent A | agent B | games (distinct) | A's score (95% CI) | target | met |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         low, high = r["score_ci"]
         target = "-" if r["target"] is None else f">= {r['target']:.0%}"
-        met = "-" if r["target"] is None else ("yes" if r["score"] >= r["target"] else
-                                               f"no (by {r['target'] - r['score']:.1%})")
-        lines.append(f"| {r['env_id']} | `{r['agent_a']}` | `{r['agent_b']}` | {r['games']} ({r['distinct_games']}) "
-                     f"| {r['score']:.1%} ({low:.1%}-{high:.1%}) | {target} | {met} |")
+        lines.append(f"| {r['env_id']} | {seed_label(r.get('train_seed'))} | `{r['agent_a']}` | `{r['agent_b']}` "
+                     f"| {r['games']} ({r['distinct_games']}) | {r['score']:.1%} ({low:.1%}-{high:.1%}) | {target} "
+                     f"| {met_text(r['score'], r['target'])} |")
     lines.append("")
     lines.append("Commands (RUN = the run folder):")
     lines += [f"    {r['command']}" for r in rows]
     return "\n".join(lines)
 
 
+def over_seeds(rows: list[dict]) -> list[dict]:
+    """Every row (game, agent A, agent B) over the runs measured: each run's score and its
+    training seed, the mean, min and max of the scores, and whether every run meets the target."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["env_id"], r["agent_a"], r["agent_b"]), []).append(r)
+    summary = []
+    for (env_id, a, b), group in groups.items():
+        scores = [r["score"] for r in group]
+        target = group[0]["target"]
+        summary.append({
+            "env_id": env_id, "agent_a": a, "agent_b": b, "runs": len(group),
+            "train_seeds": [r.get("train_seed") for r in group], "scores": scores,
+            "score_ci": [r["score_ci"] for r in group], "distinct_games": [r["distinct_games"] for r in group],
+            "mean": float(np.mean(scores)), "min": min(scores), "max": max(scores), "target": target,
+            "every_run_met": None if target is None else all(s >= target for s in scores),
+        })
+    return summary
+
+
+def summary_table(summary: list[dict]) -> str:
+    lines = ["| game | agent A | agent B | A's score per training seed (distinct games) | mean | min | max | target "
+             "| met by every seed |", "|---|---|---|---|---|---|---|---|---|"]
+    for s in summary:
+        per_seed = ", ".join(f"{seed_label(seed)}: {score:.1%} ({distinct})" for seed, score, distinct
+                             in zip(s["train_seeds"], s["scores"], s["distinct_games"]))
+        target = "-" if s["target"] is None else f">= {s['target']:.0%}"
+        met = "-" if s["target"] is None else ("yes" if s["every_run_met"] else
+                                               f"no (min short by {s['target'] - s['min']:.1%})")
+        lines.append(f"| {s['env_id']} | `{s['agent_a']}` | `{s['agent_b']}` | {per_seed} | {s['mean']:.1%} "
+                     f"| {s['min']:.1%} | {s['max']:.1%} | {target} | {met} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--setting", choices=sorted(SETTINGS), default="main")
-    parser.add_argument("--run", action="append", default=[], help="use this run folder (one per config, in order)")
+    parser.add_argument("--run", action="append", default=[],
+                        help="use this run folder (repeatable: the same number of runs per config, grouped by config in order)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[],
+                        help="train every config once per training seed (override seed=S) and report each and over seeds")
     parser.add_argument("--openings", type=int, default=100, help="openings per row, each from both seats (default 100)")
     parser.add_argument("--env", action="append", default=[],
                         help="only this setting's configs of this id (repeatable), e.g. --setting families --env afrika-v0")
@@ -189,31 +277,45 @@ def main(argv=None) -> int:
         parser.error(f"--env {' '.join(args.env)}: no config of setting {args.setting} plays it")
     if args.rates_only and not (args.solved and args.run):
         parser.error("--rates-only needs --solved N and the --run folders")
-    if args.run and len(args.run) != len(entries):
-        parser.error(f"--setting {args.setting} has {len(entries)} config(s); give one --run per config or none")
-    rows, training = [], {}
-    for k, (config, env_id, specs) in enumerate(entries):
-        started = time.perf_counter()
-        run_dir = Path(args.run[k]) if args.run else train(config)
-        training[config] = {"run_dir": str(run_dir), "seconds": None if args.run else round(time.perf_counter() - started, 1)}
-        for spec_a, spec_b, target in [] if args.rates_only else specs:
-            row = measure_row(env_id, spec_a, spec_b, run_dir, args.openings, args.seed, args.backend, args.address)
-            row["target"] = target
-            rows.append(row)
-            print(f"  {env_id}: {spec_a} vs {spec_b}: {row['score']:.1%} over {row['games']} games", flush=True)
-    text = table(rows)
-    print(text)
+    try:
+        plan = runs_per_config(args.run, args.seeds, len(entries))
+    except ValueError as err:
+        parser.error(str(err))
+    rows, training = [], []
+    for (config, env_id, specs), runs in zip(entries, plan):
+        for given, seed in runs:
+            started, load = time.perf_counter(), os.getloadavg()
+            run_dir = Path(given) if given else train(config, seed)
+            seed = run_seed(run_dir) if seed is None else seed
+            training.append({"config": config, "env_id": env_id, "run_dir": str(run_dir), "train_seed": seed,
+                             "seconds": None if given else round(time.perf_counter() - started, 1),
+                             "load_before": None if given else load, "load_after": None if given else os.getloadavg()})
+            for spec_a, spec_b, target in [] if args.rates_only else specs:
+                row = measure_row(env_id, spec_a, spec_b, run_dir, args.openings, args.seed, args.backend, args.address)
+                row.update(target=target, train_seed=seed)
+                rows.append(row)
+                print(f"  {env_id} (training seed {seed_label(seed)}): {spec_a} vs {spec_b}: {row['score']:.1%} "
+                      f"over {row['games']} games", flush=True)
+    print(table(rows))
+    summary = over_seeds(rows)
+    if any(s["runs"] > 1 for s in summary):
+        print("\nOver the training seeds (each seed's row above, the same opening suite):\n")
+        print(summary_table(summary))
     rates = {}
     if args.solved:
-        for k, (config, env_id, specs) in enumerate(entries):
-            if not env_id.startswith("kalah"):
+        several = any(len(runs) > 1 for runs in plan)
+        for run in training:
+            if not run["env_id"].startswith("kalah"):
                 continue  # the other families' positions are not solved within a useful time
+            specs = next(specs for config, _, specs in entries if config == run["config"])
             agents = list(dict.fromkeys(s for a, b, _ in specs for s in (a, b)))
-            rates.update({f"{env_id} {spec}": r for spec, r in optimal_move_rates(
-                env_id, agents, training[config]["run_dir"], args.solved, args.seed, args.max_board).items()})
+            prefix = run["env_id"] + (f" seed {seed_label(run['train_seed'])}" if several else "")
+            rates.update({f"{prefix} {spec}": r for spec, r in optimal_move_rates(
+                run["env_id"], agents, run["run_dir"], args.solved, args.seed, args.max_board).items()})
         print(rates_table(rates))
-    results = {"setting": args.setting, "rows": rows, "training": training, "openings": args.openings,
-               "optimal_move_rate": rates, "load_before": load_before, "load_after": os.getloadavg()}
+    results = {"setting": args.setting, "rows": rows, "over_seeds": summary, "training": training,
+               "openings": args.openings, "optimal_move_rate": rates, "load_before": load_before,
+               "load_after": os.getloadavg()}
     write_text_atomic(args.out, json.dumps(results, indent=1) + "\n")
     print(f"\nwritten to {args.out}")
     return 0
