@@ -535,43 +535,56 @@ def init(state, params, rng):
         _new_stretch(state, params)
 
 
+@njit(cache=True, inline="always")
+def _owned_stacks(state, mover, colour):
+    """Bit masks over the mover's view positions (bit ``j``: view position ``j``): the stacks
+    the mover owns, and of those the lone Aces. Branch-free: which stacks a player owns follows
+    the colours of the top cards, which no branch predictor can guess."""
+    owned = 0
+    aces = 0
+    for j in range(N_POS):
+        pos = j + 6 * mover
+        pos = pos - N_POS if pos >= N_POS else pos
+        h = state[O_H + pos]
+        top = state[pos * CAP + (h - 1 if h > 0 else 0)]  # cell 0 of an empty stack is 0
+        mine = (h > 0) & (_colour(top) == colour)
+        owned |= np.int64(mine) << j
+        aces |= np.int64(mine & (h == 1) & ((top == 1) | (top == 14) | (top == 27) | (top == 40))) << j
+    return owned, aces
+
+
 @njit(cache=True)
 def legal_mask(state, params, mask):
-    for a in range(mask.shape[0]):
-        mask[a] = 0
     head = O_HEAD
-    if state[head + H_DONE]:
-        return 0
+    done = state[head + H_DONE] != 0
+    first = state[head + H_FIRST] != 0
     mover = state[head + H_TO_MOVE]
-    if state[head + H_FIRST]:
-        mask[0] = 1
-        return 1
     colour = _player_colour(state, mover)
+    owned, aces = _owned_stacks(state, mover, colour)
+    # own row first; the other row only if nothing is owned there
+    rows = owned & 0x3F if owned & 0x3F else owned
+    if done or first:
+        rows = 0
+    aces &= rows
     count = 0
-    for half in range(2):  # own row first; the other row only if nothing is owned there
-        for j in range(6 * half, 6 * half + 6):
-            pos = (j + 6 * mover) % N_POS
-            h = state[O_H + pos]
-            if h > 0:
-                top = state[pos * CAP + h - 1]
-                if _colour(top) == colour:
-                    mask[j] = 1
-                    count += 1
-                    if h == 1 and _rank(top) == 1:
-                        mask[A_ACE_CW + j] = 1
-                        count += 1
-        if count > 0:
-            break
-    if count == 0:
-        mask[A_PASS] = 1
-        count = 1
-    if params[P_ENDING] == ENDING_PARLETT:
+    for j in range(N_POS):
+        m = (rows >> j) & 1
+        a = (aces >> j) & 1
+        mask[j] = m
+        mask[A_ACE_CW + j] = a
+        count += m + a
+    passes = (count == 0) & (not done) & (not first)
+    mask[0] = 1 if first and not done else mask[0]
+    mask[A_PASS] = 1 if passes else 0
+    count += (1 if passes else 0) + (1 if first and not done else 0)
+    resign = 0
+    if params[P_ENDING] == ENDING_PARLETT and not done and not first:
         mine = _cards_in_play(state, colour)
         theirs = _cards_in_play(state, 1 - colour)
         if mine + theirs < 13 and mine < theirs:
-            mask[A_RESIGN] = 1
-            count += 1
-    return count
+            resign = 1
+    mask[A_RESIGN] = resign
+    return count + resign
 
 
 @njit(cache=True)
