@@ -14,8 +14,8 @@ Then it times MCTS at 10,000 simulations per move on this machine (seconds per m
 per game from the MCTS tournament's games) and projects a 10-agent, 500-opening round robin
 (45 pairs x 1000 games) at that setting onto 1, 8 and 64 machines, with the assumptions
 printed beside the figures. Results go to ``benchmarks/results/ray_overhead.json`` through a
-temporary file; ``os.getloadavg()`` is recorded at the start and the end. Run it under
-``flock /work/helpers/bench.lock`` on the shared machine.
+temporary file; ``os.getloadavg()`` is recorded at the start and the end. On a shared machine,
+run it when no other timing run is going.
 """
 
 from __future__ import annotations
