@@ -93,7 +93,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import config, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -397,6 +397,13 @@ def _prefetch(typingctx, array, index):
 
     return types.void(array, types.intp), codegen
 
+
+def _no_prefetch(array, index):
+    """``_prefetch`` without JIT (``NUMBA_DISABLE_JIT=1``): a hint to the memory system, nothing to do."""
+
+
+if config.DISABLE_JIT:
+    _prefetch = _no_prefetch  # an intrinsic only exists inside compiled code
 
 ENTER, NEXT, RETURN = 0, 1, 2
 
