@@ -89,17 +89,24 @@ def solve_board(env_id: str, pits: int, seeds: int, args: argparse.Namespace) ->
         errors: list[str] = []
         reader = threading.Thread(target=_follow, args=(child.stderr, f"{pits}x{seeds}", last, errors, args.progress),
                                   daemon=True)
+        # stdout on a thread of its own too: communicate() would also read stderr, racing the
+        # reader above (and closing the stream under it when the solve ends)
+        output: list[str] = []
+        writer = threading.Thread(target=lambda: output.append(child.stdout.read()), daemon=True)
         reader.start()
+        writer.start()
         try:
-            stdout, _ = child.communicate(timeout=args.timeout + 300)
+            child.wait(timeout=args.timeout + 300)
         except (subprocess.TimeoutExpired, KeyboardInterrupt) as stop:
             child.kill()
             child.wait()
             status = "killed" if isinstance(stop, subprocess.TimeoutExpired) else "interrupted"
             return {**row, "status": status, "cold_start_seconds": round(time.perf_counter() - start, 2),
                     "load_after": os.getloadavg()[0], **_last_report(last)}
-        reader.join(timeout=5)
         wall = time.perf_counter() - start
+        reader.join(timeout=5)
+        writer.join(timeout=5)
+        stdout = "".join(output)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     row["load_after"] = os.getloadavg()[0]
