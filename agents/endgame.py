@@ -35,7 +35,8 @@ without a ply cap: the solver uses a table only when the cap is at least
 Default size (``default_seeds``): the largest ``N`` whose table holds at most
 ``DEFAULT_POSITIONS`` positions (20 M: ``N = 15`` on six holes, built in about 8 s, so
 Kalah(6,4) solves from a cold start in about 30 s), and below the game's seed total. Games of
-``LARGE_GAME_SEEDS`` seeds or more (Kalah(6,5)) search far longer than any build, so they
+``LARGE_GAME_SEEDS`` seeds or more (Kalah(6,5)) are solved many times per build (the
+database is built once per machine and rule set, the solve is repeated), so they
 get up to ``LARGE_POSITIONS`` (2.8 G: ``N = 26`` on six holes, 2.7 GB, built once and loaded
 after; built on top of a cached ``N = 25`` in 2452 s niced at load 10 to 13). Kalah(6,4), one search thread: 51.7 M nodes with ``N = 15``, 15.3 M with ``N = 20``,
 5.5 M with ``N = 23``. Kalah(6,5), four openings of 10 to 12 random plies (49 to 52 seeds on
@@ -44,6 +45,8 @@ the board; ``benchmarks/solve.py --boards 6x5 --midgame 4 --plies 10-12``): 124.
 ``N = 25`` takes 0.65 to 0.70 times ``N = 24``'s nodes on seven openings, and 0.71 times its CPU
 time on one of them (17.3 to 18.6 s against 25.3 to 25.4 s). ``N = 26`` on four openings (49 to
 55 seeds): 28.34 M nodes against 41.99 M with ``N = 25`` (0.67 times), 15.91 CPU s against 23.76 s.
+With ``N = 26`` loaded, Kalah(6,5) solves (+12) in 1.2 to 1.4 G nodes, 4.3 to 5.0 minutes on two
+quiet cores (README, Solver).
 """
 
 from __future__ import annotations
