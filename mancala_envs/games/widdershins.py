@@ -262,6 +262,12 @@ def _rank(cell):
     return (cell - 1) % 13 + 1
 
 
+@njit(cache=True, inline="always")
+def _is_ace(cell):
+    """``_rank(cell) == 1`` without the division: the Aces are cells 1, 14, 27 and 40."""
+    return (cell == 1) | (cell == 14) | (cell == 27) | (cell == 40)
+
+
 @njit(cache=True)
 def _player_colour(state, player):
     sc = state[O_HEAD + H_SOUTH_COLOUR]
@@ -549,7 +555,7 @@ def _owned_stacks(state, mover, colour):
         top = state[pos * CAP + (h - 1 if h > 0 else 0)]  # cell 0 of an empty stack is 0
         mine = (h > 0) & (_colour(top) == colour)
         owned |= np.int64(mine) << j
-        aces |= np.int64(mine & (h == 1) & ((top == 1) | (top == 14) | (top == 27) | (top == 40))) << j
+        aces |= np.int64(mine & (h == 1) & _is_ace(top)) << j
     return owned, aces
 
 
