@@ -377,7 +377,7 @@ def test_the_move_scorer_trains_and_policy_run_plays_what_torch_computes(tmp_pat
         trainer.run()
         return trainer, load_evaluation(tmp_path / name)
 
-    _, base = trained("base")
+    _, base = trained("base", "value.policy_move_hidden=[]")  # off (the config has one)
     trainer, scored = trained("scored", "value.policy_move_hidden=[6]")
     for (w, b), (w2, b2) in zip(base.value_layers, scored.value_layers, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
