@@ -7,7 +7,9 @@ to a temporary name and renamed). Its keys:
 ========================================  ==========================================================
 key                                       value
 ========================================  ==========================================================
-``format``                                ``"mancala-eval-1"``
+``format``                                ``"mancala-eval-1"``; ``"mancala-eval-2"`` for a file with a
+                                          move scorer (``move_scorer_*``), so a package that cannot
+                                          play the scorer refuses the file instead of dropping it
 ``env_id``, ``options``                   the trained game: its id and its options as a JSON
                                           string; loading it for another game or board is refused
 ``encoding``                              a name of ``mancala_envs.core.encodings.ENCODINGS``: how
@@ -23,6 +25,11 @@ key                                       value
                                           per column of a move's block, shared by every move: action
                                           ``a``'s logit adds ``block(a) @ w`` (``MoveFeatures.blocks``,
                                           ``per_block``), so what is learned of one move carries to all
+``move_scorer_layers``,                   optional, with move features and a policy: the *move scorer*,
+``move_scorer_weight_{i}``,               an MLP with one output shared by every move: action ``a``'s
+``move_scorer_bias_{i}``                  logit adds ``MLP(block(a), summary)``, its input the move's
+                                          block then the features' summary columns (``per_block`` +
+                                          summary); a non-linear reading of what each move does
 ``source``                                who wrote it (``"ppo"``, ``"search-bootstrap"``, ...)
 ``features``                              optional, default ``"none"``: ``"moves"`` appends the game's
                                           move features (``mancala_envs.games.move_features``: what each
@@ -87,11 +94,13 @@ from mancala_envs.registry import make_game
 
 from .base import Agent
 
-__all__ = ["EVAL_FILE", "EVAL_FORMAT", "EvalFileError", "EvalNet", "LearnedEval", "LearnedPolicyAgent",
+__all__ = ["EVAL_FILE", "EVAL_FORMAT", "EVAL_FORMATS", "EvalFileError", "EvalNet", "LearnedEval", "LearnedPolicyAgent",
            "blended_value", "input_width", "features_loader", "load_evaluation", "load_features", "net_policy", "net_value", "network_input",
-           "own_evaluation", "save_evaluation"]
+           "own_evaluation", "save_evaluation", "scorer_inputs", "scorer_width"]
 
 EVAL_FORMAT = "mancala-eval-1"
+EVAL_FORMAT_SCORER = "mancala-eval-2"  # a file with a move scorer (an older package refuses it)
+EVAL_FORMATS = (EVAL_FORMAT, EVAL_FORMAT_SCORER)
 EVAL_FILE = "evaluation.npz"
 ACTIVATIONS = {"relu": 0, "tanh": 1}
 
@@ -158,7 +167,8 @@ def _check_layers(what: str, layers: Layers, inputs: int, outputs: int) -> list[
 
 def save_evaluation(path: str | Path, game: Game, encoding: str, activation: str, value: Layers,
                     policy: Layers | None = None, source: str = "", score_scale: float = 0.0,
-                    features: str = "none", policy_move: np.ndarray | None = None) -> Path:
+                    features: str = "none", policy_move: np.ndarray | None = None,
+                    move_scorer: Layers | None = None) -> Path:
     """Write an evaluation file for ``game`` (``path``: a run folder or a .npz file); returns its path.
 
     ``value`` and ``policy`` are lists of (weight (in, out), bias (out,)) pairs, first layer
@@ -166,7 +176,8 @@ def save_evaluation(path: str | Path, game: Game, encoding: str, activation: str
     one output, the policy's ``game.num_actions``. ``score_scale`` > 0 blends the score
     difference into the value (module docstring); ``features`` ``"moves"`` adds the game's move
     features to the input (``input_width``), and ``policy_move`` (with them and a policy) the
-    policy's weights shared by every move's block.
+    policy's weights shared by every move's block, ``move_scorer`` (the same) the layers of the
+    MLP scoring every move from its block and the summary (module docstring).
     """
     p = Path(path)
     target = p / EVAL_FILE if p.is_dir() or p.suffix != ".npz" else p
@@ -176,7 +187,7 @@ def save_evaluation(path: str | Path, game: Game, encoding: str, activation: str
         raise EvalFileError(f"{target}: activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
     _check_score_scale(score_scale, str(target))
     arrays: dict[str, Any] = {
-        "format": EVAL_FORMAT, "env_id": game.env_id, "options": options_json(game), "encoding": encoding,
+        "format": EVAL_FORMAT if move_scorer is None else EVAL_FORMAT_SCORER, "env_id": game.env_id, "options": options_json(game), "encoding": encoding,
         "activation": activation, "source": str(source), "score_scale": float(score_scale), "features": features,
         "features_version": feats.version,
     }
@@ -190,6 +201,12 @@ def save_evaluation(path: str | Path, game: Game, encoding: str, activation: str
             arrays[f"{head}_bias_{i}"] = b
     if policy_move is not None:
         arrays["policy_move_weights"] = _check_move_weights(policy_move, feats, policy is not None, str(target))
+    if move_scorer is not None:
+        checked = _check_move_scorer(move_scorer, feats, policy is not None, str(target))
+        arrays["move_scorer_layers"] = len(checked)
+        for i, (w, b) in enumerate(checked):
+            arrays[f"move_scorer_weight_{i}"] = w
+            arrays[f"move_scorer_bias_{i}"] = b
     with atomic_output(target, suffix=".npz") as tmp:
         np.savez(tmp, **arrays)
     return target
@@ -203,6 +220,18 @@ def _check_move_weights(weights: np.ndarray, features: MoveFeatures, has_policy:
         raise EvalFileError(f"{where}: policy_move_weights must be {features.per_block} finite numbers (one per "
                             f"column of a move's block), got shape {w.shape}")
     return w
+
+
+def _check_move_scorer(layers: Layers, features: MoveFeatures, has_policy: bool, where: str):
+    """The move scorer's layers, checked: from a move's block and the summary to one output."""
+    if not has_policy or features.per_block == 0:
+        raise EvalFileError(f"{where}: a move scorer needs a policy head and move features (features 'moves')")
+    return _check_layers(f"{where} (move scorer)", layers, scorer_width(features), 1)
+
+
+def scorer_width(features: MoveFeatures) -> int:
+    """The move scorer's input width: one move's block, then the features' summary columns."""
+    return features.per_block + features.width - features.blocks * features.per_block
 
 
 def _check_score_scale(score_scale: float, where: str) -> None:
@@ -274,8 +303,9 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
     try:
         with np.load(file, allow_pickle=False) as data:
             fmt = _text(data, "format", where)
-            if fmt != EVAL_FORMAT:
-                raise EvalFileError(f"{where}: format {fmt!r} is not supported; this package reads {EVAL_FORMAT!r}")
+            if fmt not in EVAL_FORMATS:
+                raise EvalFileError(f"{where}: format {fmt!r} is not supported; this package reads "
+                                    f"{' and '.join(map(repr, EVAL_FORMATS))}")
             env_id, options = _text(data, "env_id", where), _text(data, "options", where)
             encoding, activation = _text(data, "encoding", where), _text(data, "activation", where)
             source = str(data["source"][()]) if "source" in data else ""
@@ -285,6 +315,7 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
             value = _read_layers(data, "value", where)
             policy_move = np.array(data["policy_move_weights"]) if "policy_move_weights" in data else None
             policy = _read_layers(data, "policy", where)
+            move_scorer = _read_layers(data, "move_scorer", where)
     except EvalFileError:
         raise
     except (OSError, ValueError, zipfile.BadZipFile, KeyError) as err:
@@ -314,7 +345,13 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
         policy = _check_layers(f"{where} (policy)", policy, spec.width + feats.width, game.num_actions)
     if policy_move is not None:
         policy_move = _check_move_weights(policy_move, feats, policy is not None, where)
-    return LearnedEval(game, spec, activation, value, policy, source, file, score_scale, feats, policy_move)
+    if (move_scorer is not None) != (fmt == EVAL_FORMAT_SCORER):
+        raise EvalFileError(f"{where}: format {fmt!r} with{'' if move_scorer is not None else 'out'} a move scorer "
+                            f"(move_scorer_layers): a move scorer comes with format {EVAL_FORMAT_SCORER!r} only")
+    if move_scorer is not None:
+        move_scorer = _check_move_scorer(move_scorer, feats, policy is not None, where)
+    return LearnedEval(game, spec, activation, value, policy, source, file, score_scale, feats, policy_move,
+                       move_scorer)
 
 
 def _check_same_game(where: str, env_id: str, options: str, game: Game) -> None:
@@ -355,17 +392,23 @@ class EvalNet(NamedTuple):
     feats: np.ndarray  # float32[F]     scratch: the move features
     move_blocks: int  # actions with a block of move features (policy_move_weights; 0: none)
     move_weights: np.ndarray  # float32[K]  the policy's weights shared by every block (K = per_block)
+    scorer_blocks: int  # actions the move scorer adds to (0: no move scorer)
+    scorer_per: int  # the columns of a move's block (the scorer's input: block, then the summary)
+    scorer_shapes: np.ndarray  # int64[L'', 4]  the move scorer's layers, as value_shapes
+    scorer_weights: np.ndarray  # float32[*]
+    scorer_biases: np.ndarray  # float32[*]
+    scorer_input: np.ndarray  # float64[K + summary]  scratch: one move's input
 
     @classmethod
     def empty(cls, observation_size: int) -> "EvalNet":
         """No evaluation (a placeholder of the right types; ``use_eval`` off)."""
         return cls._pack(0, 0.0, 1.0, 2, True, 0.0, [], [], 1, observation_size, move_feature_set("none", "", {}), 0,
-                         None)
+                         None, None)
 
     @classmethod
     def _pack(cls, code, low, scale, levels, relu, score_scale, value: Layers, policy: Layers, widest: int,
               observation_size: int, features: MoveFeatures, encoded_width: int,
-              move_weights: np.ndarray | None) -> "EvalNet":
+              move_weights: np.ndarray | None, move_scorer: Layers | None) -> "EvalNet":
         def flat(layers):
             shapes = np.zeros((len(layers), 4), np.int64)
             w_off = b_off = 0
@@ -379,13 +422,16 @@ class EvalNet(NamedTuple):
 
         vs, vw, vb = flat(value)
         ps, pw, pb = flat(policy)
+        ss, sw, sb = flat(move_scorer or [])
         return cls(int(code), float(low), float(scale), int(levels), bool(relu), float(score_scale),
                    vs, vw, vb, ps, pw, pb,
                    np.zeros(widest, np.float64), np.zeros(widest, np.float64),
                    np.zeros(observation_size, np.float32), int(features.code), features.layout.astype(np.int64),
                    int(encoded_width), np.zeros(max(features.width, 1), np.float32),
                    int(features.blocks if move_weights is not None else 0),
-                   np.zeros(0, np.float32) if move_weights is None else np.asarray(move_weights, np.float32))
+                   np.zeros(0, np.float32) if move_weights is None else np.asarray(move_weights, np.float32),
+                   int(features.blocks if move_scorer else 0), int(features.per_block), ss, sw, sb,
+                   np.zeros(scorer_width(features) if move_scorer else 1, np.float64))
 
 
 @dataclass
@@ -402,6 +448,7 @@ class LearnedEval:
     score_scale: float = 0.0  # the score blend (module docstring); 0: the network alone
     features: MoveFeatures | None = None  # move features after the encoded observation (None: none)
     policy_move: np.ndarray | None = None  # the policy's weights shared by every move's block (None: none)
+    move_scorer: list[tuple[np.ndarray, np.ndarray]] | None = None  # the MLP scoring every move (None: none)
 
     def __post_init__(self) -> None:
         if self.features is None:
@@ -418,12 +465,13 @@ class LearnedEval:
 
     def net(self) -> EvalNet:
         """The weights packed for the jitted forward passes (a fresh copy with its own scratch)."""
-        layers = self.value_layers + (self.policy_layers or [])
+        layers = self.value_layers + (self.policy_layers or []) + (self.move_scorer or [])
         widest = max([w.shape[1] for w, _ in layers] + [self.game.num_actions])
         return EvalNet._pack(self.spec.code, self.spec.low, self.spec.scale, self.spec.levels,
                              self.activation == "relu", self.score_scale, self.value_layers,
                              self.policy_layers or [], widest,
-                             self.game.observation_size, self.features, self.spec.width, self.policy_move)
+                             self.game.observation_size, self.features, self.spec.width, self.policy_move,
+                             self.move_scorer)
 
     def feature_rows(self, states: np.ndarray, observations: np.ndarray) -> np.ndarray:
         """The move features (n, F) of positions given by their states (n, S) and mover's observations."""
@@ -435,7 +483,9 @@ class LearnedEval:
         return rows
 
     def _forward(self, layers, observations: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
-        x = network_input(self.spec, self.features, observations, rows).astype(np.float64)
+        return self._mlp(layers, network_input(self.spec, self.features, observations, rows).astype(np.float64))
+
+    def _mlp(self, layers, x: np.ndarray) -> np.ndarray:
         for i, (w, b) in enumerate(layers):
             x = x @ w.astype(np.float64) + b.astype(np.float64)
             if i < len(layers) - 1:
@@ -468,7 +518,18 @@ class LearnedEval:
             blocks, per = self.features.blocks, self.features.per_block
             moves = f[:, :blocks * per].reshape(len(f), blocks, per).astype(np.float64)
             logits[:, :blocks] += moves @ self.policy_move.astype(np.float64)
+        if self.move_scorer is not None:
+            logits[:, :self.features.blocks] += self._mlp(self.move_scorer, scorer_inputs(self.features, rows))[..., 0]
         return logits
+
+
+def scorer_inputs(features: MoveFeatures, rows: np.ndarray) -> np.ndarray:
+    """The move scorer's inputs of a batch of feature rows (n, F): float64 (n, blocks, per_block +
+    summary), every move's block followed by its position's summary columns."""
+    f = np.asarray(rows, np.float64)
+    blocks, per = features.blocks, features.per_block
+    summary = f[:, None, blocks * per:].repeat(blocks, axis=1)
+    return np.concatenate([f[:, :blocks * per].reshape(len(f), blocks, per), summary], axis=2)
 
 
 # -- the jitted forward passes ----------------------------------------------------------------
@@ -562,6 +623,28 @@ def net_policy(net, obs, logits):
     for a in range(net.move_blocks):  # the weights shared by every move (net.feats: this observation's)
         for k in range(per):
             logits[a] += net.feats[a * per + k] * net.move_weights[k]
+    if net.scorer_blocks > 0:
+        _score_moves(net, logits)
+
+
+@cached_njit
+def _score_moves(net, logits):
+    """Add the move scorer's output to each of the first ``scorer_blocks`` logits: the MLP on that move's
+    block of ``net.feats`` followed by the summary columns (the heads' scratch is free again)."""
+    per, inputs, shapes = net.scorer_per, net.scorer_input, net.scorer_shapes
+    summary_start = net.scorer_blocks * per
+    for k in range(inputs.shape[0] - per):
+        inputs[per + k] = net.feats[summary_start + k]
+    layers = shapes.shape[0]
+    for a in range(net.scorer_blocks):
+        for k in range(per):
+            inputs[k] = net.feats[a * per + k]
+        _dense(net.scorer_weights, net.scorer_biases, shapes[0], inputs, net.hidden_a, layers > 1, net.relu)
+        source, target = net.hidden_a, net.hidden_b
+        for i in range(1, layers):
+            _dense(net.scorer_weights, net.scorer_biases, shapes[i], source, target, i < layers - 1, net.relu)
+            source, target = target, source
+        logits[a] += source[0]
 
 
 @cached_njit

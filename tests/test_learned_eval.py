@@ -16,6 +16,7 @@ from mancala_envs.agents.learned_eval import (
     load_features,
     save_evaluation,
     own_evaluation,
+    scorer_width,
 )
 from mancala_envs.agents.mcts import mcts_search
 from mancala_envs.agents.search import WIN_BONUS, search
@@ -50,6 +51,12 @@ def random_positions(game, count, seed):
             positions.append(state.clone())
             state.apply(int(rng.choice(state.legal_actions())))
     return positions
+
+
+def live_positions(game, count, seed):
+    """Up to ``count`` random positions still in play, with their mover's observations and states."""
+    positions = [p for p in random_positions(game, count + 5, seed=seed) if not p.is_terminal()][:count]
+    return positions, np.array([p.observation(p.current_player) for p in positions]), np.array([p.array for p in positions])
 
 
 def test_encodings_of_a_known_observation():
@@ -351,9 +358,7 @@ def test_widdershins_move_features_are_the_kernels_afterstates(env_id):
 @pytest.mark.parametrize("env_id", MOVE_FEATURE_IDS)
 def test_jitted_forward_pass_with_move_features_equals_numpy(env_id, tmp_path):
     game = make_game(env_id)
-    positions = [p for p in random_positions(game, 30, seed=3) if not p.is_terminal()][:25]
-    obs = np.array([p.observation(p.current_player) for p in positions])
-    states = np.array([p.array for p in positions])
+    positions, obs, states = live_positions(game, 25, seed=3)
     width = input_width(game, "scaled", "moves")
     rng = np.random.default_rng(5)
     sizes = [width, 10, 1]
@@ -399,6 +404,95 @@ def test_an_evaluation_of_older_widdershins_features_is_refused(tmp_path):
     np.savez(path, **arrays)
     with pytest.raises(EvalFileError, match="version 1 of widdershins's move features; this package computes version 2"):
         load_evaluation(tmp_path, game)
+
+
+def _scorer_file(game, tmp_path, scorer_hidden, seed=6):
+    """An evaluation with move features, a policy, the shared move weights and a move scorer with
+    ``scorer_hidden`` hidden layers, all random; returns the scorer's layers."""
+    rng = np.random.default_rng(seed)
+    width = input_width(game, "scaled", "moves")
+    features = move_feature_set("moves", game.family, game.options)
+    value = [(rng.normal(size=(width, 1)), rng.normal(size=1))]
+    policy = [(rng.normal(size=(width, 7)) / 9, rng.normal(size=7)), (rng.normal(size=(7, game.num_actions)),
+                                                                       rng.normal(size=game.num_actions))]
+    sizes = [scorer_width(features), *scorer_hidden, 1]
+    scorer = [(rng.normal(size=(a, b)), rng.normal(size=b)) for a, b in zip(sizes, sizes[1:])]
+    save_evaluation(tmp_path, game, "scaled", "relu", value, policy, features="moves",
+                    policy_move=rng.normal(size=features.per_block), move_scorer=scorer)
+    return scorer
+
+
+@pytest.mark.parametrize("env_id", MOVE_FEATURE_IDS)
+def test_the_move_scorer_is_played_as_the_numpy_pass_computes_it(env_id, tmp_path):
+    # value.policy_move_hidden: each move's logit adds an MLP of its block and the summary; policy:RUN and
+    # MCTS's priors run the jitted pass (net_policy), which must equal the numpy one.
+    game = make_game(env_id)
+    positions, obs, states = live_positions(game, 20, seed=4)
+    for hidden in ([5], [6, 3]):
+        scorer = _scorer_file(game, tmp_path, hidden)
+        evaluation = load_evaluation(tmp_path, game)
+        assert len(evaluation.move_scorer) == len(hidden) + 1
+        references = evaluation.policy_logits(obs, states=states)
+        without = load_evaluation(tmp_path, game)
+        without.move_scorer = None
+        rows = evaluation.feature_rows(states, obs)
+        added = references - without.policy_logits(obs, rows=rows)
+        blocks = evaluation.features.blocks
+        assert np.allclose(added[:, blocks:], 0) and np.std(added[:, :blocks]) > 0
+        if len(hidden) == 1:  # action 2's share: the scorer on block 2, then the summary (move_features' layout)
+            per = evaluation.features.per_block
+            x = np.concatenate([rows[0, 2 * per:3 * per], rows[0, blocks * per:]])
+            h = np.maximum(x @ scorer[0][0] + scorer[0][1], 0)
+            assert added[0, 2] == pytest.approx((h @ scorer[1][0] + scorer[1][1])[0], rel=1e-5)
+        net, logits = evaluation.net(), np.zeros(game.num_actions)
+        for p, o, reference in zip(positions, obs, references):
+            net.obs[:] = o
+            load_features(net, p.array, game.params)
+            net_policy(net, net.obs, logits)
+            assert np.allclose(logits, reference, rtol=1e-5, atol=1e-5), hidden
+        agent = LearnedPolicyAgent(tmp_path, seed=1)
+        assert agent.act(positions[3]) == int(np.argmax(np.where(positions[3].action_mask() != 0, references[3], -np.inf)))
+    state = game.new_state(2)
+    assert state.is_legal(make_agent(f"mcts:sims=20,eval={tmp_path}", seed=1).act(state))
+
+
+def test_a_move_scorer_comes_with_its_own_file_format(tmp_path):
+    # A package that cannot play a move scorer must refuse the file rather than play the policy without it:
+    # files with one are format mancala-eval-2; files without stay mancala-eval-1, as before.
+    game = make_game("widdershins-v0")
+    _scorer_file(game, tmp_path, [4])
+    path = tmp_path / "evaluation.npz"
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    assert str(arrays["format"]) == "mancala-eval-2" and int(arrays["move_scorer_layers"]) == 2
+    np.savez(path, **{**arrays, "format": "mancala-eval-1"})
+    with pytest.raises(EvalFileError, match="format 'mancala-eval-1' with a move scorer .* with format 'mancala-eval-2' only"):
+        load_evaluation(tmp_path, game)
+    plain = {k: v for k, v in arrays.items() if not k.startswith("move_scorer")}
+    np.savez(path, **plain)
+    with pytest.raises(EvalFileError, match="format 'mancala-eval-2' without a move scorer"):
+        load_evaluation(tmp_path, game)
+    np.savez(path, **{**plain, "format": "mancala-eval-1"})
+    assert load_evaluation(tmp_path, game).move_scorer is None  # the file as saved without a scorer
+    np.savez(path, **{**arrays, "format": "mancala-eval-3"})
+    with pytest.raises(EvalFileError, match="format 'mancala-eval-3' is not supported; this package reads "
+                                            "'mancala-eval-1' and 'mancala-eval-2'"):
+        load_evaluation(tmp_path, game)
+    width = input_width(game, "scaled", "moves")
+    value = [(np.zeros((width, 1)), np.zeros(1))]
+    policy = [(np.zeros((width, game.num_actions)), np.zeros(game.num_actions))]
+    with pytest.raises(EvalFileError, match=r"\(move scorer\): layer 0 has weight \(3, 1\) and bias \(1,\); "
+                                            r"expected weight \(17, n\)"):
+        save_evaluation(tmp_path, game, "scaled", "relu", value, policy, features="moves",
+                        move_scorer=[(np.zeros((3, 1)), np.zeros(1))])
+    with pytest.raises(EvalFileError, match="a move scorer needs a policy head and move features"):
+        save_evaluation(tmp_path, game, "scaled", "relu", value, features="moves",
+                        move_scorer=[(np.zeros((17, 1)), np.zeros(1))])
+    kalah = make_game("kalah-v0")
+    with pytest.raises(EvalFileError, match="a move scorer needs a policy head and move features"):
+        save_evaluation(tmp_path, kalah, "onehot", "relu", [(np.zeros((input_width(kalah, "onehot"), 1)), np.zeros(1))],
+                        [(np.zeros((input_width(kalah, "onehot"), 6)), np.zeros(6))],
+                        move_scorer=[(np.zeros((1, 1)), np.zeros(1))])
 
 
 def test_move_features_bad_input_is_clear(tmp_path):

@@ -355,3 +355,64 @@ def test_the_policys_longer_replay_moving_average_and_weight_decay_change_the_po
                          ("value.policy_average=1", "value.policy_average must be from 0 to 0.99, got 1.0")):
         with pytest.raises(ConfigError, match=message):
             load_config(QUICK, [bad])
+
+
+def test_the_move_scorer_trains_and_policy_run_plays_what_torch_computes(tmp_path):
+    # value.policy_move_hidden: each move's logit adds an MLP of that move's block of move features and the
+    # summary, shared by every move. It changes the policy only (same games, same value head), the file holds it,
+    # policy:RUN's jitted pass equals the trainer's torch pass, --resume restores it, and it is off by default.
+    import torch
+
+    from mancala_envs.agents.learned_eval import load_features, net_policy, network_input
+    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
+
+    def trained(name: str, *overrides: str):
+        config = load_config(ROOT / "configs" / "widdershins-v0-value.yaml",
+                             ["value.iterations=2", "value.games=2", "value.depth=1", "value.policy_teacher_depth=2",
+                              "value.workers=1", "value.hidden=[8]", "value.policy_hidden=[8]", "value.epochs=1",
+                              "value.eval_every=100", "eval.final_openings=1", "eval.ladder=[random]",
+                              f"runs_dir={tmp_path}", *overrides])
+        trainer = SearchBootstrapTrainer(config, tmp_path / name, RunState(), echo=lambda text: None)
+        trainer.run()
+        return trainer, load_evaluation(tmp_path / name)
+
+    _, base = trained("base", "value.policy_move_hidden=[]")  # off (the config has one)
+    trainer, scored = trained("scored", "value.policy_move_hidden=[6]")
+    for (w, b), (w2, b2) in zip(base.value_layers, scored.value_layers, strict=True):
+        assert np.array_equal(w, w2) and np.array_equal(b, b2)
+    assert base.move_scorer is None and [w.shape for w, _ in scored.move_scorer] == [(17, 6), (6, 1)]
+    with np.load(tmp_path / "base" / "evaluation.npz") as data:  # off: the file as before
+        assert str(data["format"]) == "mancala-eval-1" and not any(k.startswith("move_scorer") for k in data.files)
+    # the play-time pass (net_policy, what policy:RUN and MCTS's priors run) equals torch's on random positions
+    game, rng = scored.game, np.random.default_rng(7)
+    positions = []
+    while len(positions) < 15:
+        state = game.new_state(int(rng.integers(1000)))
+        for _ in range(int(rng.integers(40))):
+            if state.is_terminal():
+                break
+            state.apply(int(rng.choice(state.legal_actions())))
+        if not state.is_terminal():
+            positions.append(state)
+    obs = np.array([p.observation(p.current_player) for p in positions])
+    rows = scored.feature_rows(np.array([p.array for p in positions]), obs)
+    with torch.no_grad():
+        reference = trainer._policy(torch.from_numpy(network_input(trainer.spec, trainer.features, obs, rows))).numpy()
+    net, logits = scored.net(), np.zeros(game.num_actions)
+    for p, o, expected in zip(positions, obs, reference):
+        net.obs[:] = o
+        load_features(net, p.array, game.params)
+        net_policy(net, net.obs, logits)
+        assert np.allclose(logits, expected, rtol=1e-4, atol=1e-4)
+    assert np.std(reference[:, :24]) > 0
+    # --resume: the checkpoint restores the scorer (the exported file is the same)
+    resumed = SearchBootstrapTrainer(trainer.config, tmp_path / "scored", RunState(), echo=lambda text: None)
+    resumed._load_checkpoint()
+    again = resumed._save_evaluation()
+    for (w, b), (w2, b2) in zip(scored.move_scorer, again.move_scorer, strict=True):
+        assert np.array_equal(w, w2) and np.array_equal(b, b2)
+    with pytest.raises(ConfigError, match="value.policy_move_hidden needs value.features: moves"):
+        load_config(QUICK, ["value.policy_move_hidden=[8]"])
+    with pytest.raises(ConfigError, match=r"value.policy_move_hidden\[0\] must be at least 1, got 0"):
+        load_config(ROOT / "configs" / "widdershins-v0-value.yaml", ["value.policy_move_hidden=[0]"])

@@ -101,6 +101,7 @@ class ValueConfig:
     policy_teacher_depth: int = 0  # with policy_teacher plain: plies the plain teacher searches (0: value.depth)
     hidden: list[int] = field(default_factory=lambda: [64])  # hidden layers of the value and policy networks
     policy_hidden: list[int] = field(default_factory=list)  # the policy network's own hidden layers (empty: hidden)
+    policy_move_hidden: list[int] = field(default_factory=list)  # with features moves: the move scorer's hidden layers (empty: none)
     activation: str = "relu"  # hidden activation: relu or tanh
     learning_rate: float = 1e-3  # Adam step size
     epochs: int = 3  # passes over the replay buffer per iteration
@@ -218,6 +219,9 @@ class TrainConfig:
             move_feature_set(v.features, game.family, game.options)
         except MoveFeatureError as err:
             raise ConfigError(f"value.features: {err}") from None
+        if v.policy_move_hidden and v.features != "moves":
+            raise ConfigError("value.policy_move_hidden needs value.features: moves (the move scorer reads each "
+                              "move's block of move features)")
 
     def _validate_rllib(self) -> None:
         """What RLlib's PPO takes from the ppo section."""
@@ -316,6 +320,7 @@ NUMBER_BOUNDS: dict[str, Bounds] = {
     "value.policy_teacher_depth": AT_LEAST_0,
     "value.hidden[]": AT_LEAST_1,
     "value.policy_hidden[]": AT_LEAST_1,
+    "value.policy_move_hidden[]": AT_LEAST_1,
     "value.learning_rate": POSITIVE,
     "value.epochs": AT_LEAST_1,
     "value.policy_epochs": AT_LEAST_0,

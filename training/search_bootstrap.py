@@ -35,7 +35,11 @@ then fits the networks on the positions collected so far:
    softmax over every legal move of plain alpha-beta's value of it (each child searched one
    ply less deep) divided by ``T``, so equally good moves share the target instead of one of
    them being picked at random; over the legal moves; with move features plus
-   one weight per column of a move's block, shared by every move), Adam, over a replay buffer of the last
+   one weight per column of a move's block, shared by every move, and with
+   ``value.policy_move_hidden`` a *move scorer*: an MLP of one move's block and the features'
+   summary, its one output added to that move's logit, the same weights for every move, so the
+   policy reads what each move does non-linearly and what it learns of one move holds for all),
+   Adam, over a replay buffer of the last
    ``value.replay`` positions (``value.policy_hidden``, ``value.policy_epochs``: the policy
    network's own layers and passes; ``value.policy_replay``: the policy's own, longer memory of
    positions, since a plain teacher's moves do not change as the evaluation learns;
@@ -71,7 +75,7 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
 from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, network_input,
-                                               own_evaluation, save_evaluation)
+                                               own_evaluation, save_evaluation, scorer_width)
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
 from mancala_envs.core.encodings import encoding_spec
 from mancala_envs.games.move_features import move_feature_set, move_features
@@ -211,6 +215,11 @@ def _layers(net: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]]:
             for m in net if isinstance(m, nn.Linear)]
 
 
+def _pairs(tensors: list[torch.Tensor]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(weight, bias) tensors of an MLP's layers, in torch's order, as the evaluation file stores them."""
+    return [(w.numpy().T.copy(), b.numpy().copy()) for w, b in zip(tensors[::2], tensors[1::2], strict=True)]
+
+
 class SearchBootstrapTrainer(RunTrainer):
     """One value-training run in its folder (see the module docstring)."""
 
@@ -226,8 +235,10 @@ class SearchBootstrapTrainer(RunTrainer):
         self.policy_net = _mlp(width, policy_hidden, self.game.num_actions, self.cfg.activation)
         # with move features: one weight per column of a move's block, shared by every move (learned_eval)
         self.policy_move = nn.Parameter(torch.zeros(self.features.per_block)) if self.features.blocks else None
-        params = list(self.value_net.parameters()) + list(self.policy_net.parameters())
-        params += [self.policy_move] if self.policy_move is not None else []
+        # value.policy_move_hidden: the move scorer, an MLP of a move's block and the summary, shared by every move
+        self.move_scorer = (_mlp(scorer_width(self.features), self.cfg.policy_move_hidden, 1, self.cfg.activation)
+                            if self.cfg.policy_move_hidden else None)
+        params = list(self.value_net.parameters()) + self._policy_parameters()
         decay = self.cfg.policy_weight_decay  # value.policy_weight_decay: the policy MLP's weights shrink (AdamW)
         if decay > 0:
             policy = set(self.policy_net.parameters())
@@ -241,10 +252,18 @@ class SearchBootstrapTrainer(RunTrainer):
         # value.policy_average: the exported policy, a moving average of the policy's weights after each fit
         self.policy_averaged: list[torch.Tensor] | None = None
 
+    def _policy_parameters(self) -> list[torch.Tensor]:
+        """The policy's tensors: its MLP's (weight, bias of each layer), the shared move weights, the move
+        scorer's (those there are, in this order: the order of ``policy_averaged``)."""
+        tensors = list(self.policy_net.parameters())
+        tensors += [self.policy_move] if self.policy_move is not None else []
+        return tensors + (list(self.move_scorer.parameters()) if self.move_scorer is not None else [])
+
     # files -----------------------------------------------------------------------------------------
     def _save_checkpoint(self) -> None:
         payload = {"value": self.value_net.state_dict(), "policy": self.policy_net.state_dict(),
                    "policy_move": None if self.policy_move is None else self.policy_move.detach().clone(),
+                   "move_scorer": None if self.move_scorer is None else self.move_scorer.state_dict(),
                    "optimizer": self.optimizer.state_dict(), "iterations": self.state.steps,
                    "value_gain": self.value_gain, "policy_averaged": self.policy_averaged}
         with atomic_output(checkpoint_file(self.run_dir), suffix=".zip") as tmp:
@@ -261,6 +280,8 @@ class SearchBootstrapTrainer(RunTrainer):
         if self.policy_move is not None and payload.get("policy_move") is not None:
             with torch.no_grad():
                 self.policy_move.copy_(payload["policy_move"])
+        if self.move_scorer is not None and payload.get("move_scorer") is not None:
+            self.move_scorer.load_state_dict(payload["move_scorer"])
         self.optimizer.load_state_dict(payload["optimizer"])
         self.value_gain = float(payload.get("value_gain", 1.0))
         self.policy_averaged = payload.get("policy_averaged")
@@ -271,14 +292,18 @@ class SearchBootstrapTrainer(RunTrainer):
         value = _layers(self.value_net)
         value[-1] = (value[-1][0] * self.value_gain, value[-1][1] * self.value_gain)
         policy, policy_move = _layers(self.policy_net), self.policy_move
+        scorer = _layers(self.move_scorer) if self.move_scorer is not None else None
         if self.policy_averaged is not None:  # value.policy_average
-            policy_move = self.policy_averaged[-1] if self.policy_move is not None else None
-            weights = self.policy_averaged[:-1] if self.policy_move is not None else self.policy_averaged
-            policy = [(w.numpy().T.copy(), b.numpy().copy()) for w, b in zip(weights[::2], weights[1::2], strict=True)]
+            tensors = list(self.policy_averaged)
+            weights = [tensors.pop(0) for _ in self.policy_net.parameters()]
+            policy = _pairs(weights)
+            policy_move = tensors.pop(0) if self.policy_move is not None else None
+            scorer = _pairs(tensors) if self.move_scorer is not None else None
         path = save_evaluation(self.run_dir, self.game, self.cfg.encoding, self.cfg.activation,
                                value, policy, source="search-bootstrap",
                                score_scale=self.score_scale, features=self.cfg.features,
-                               policy_move=None if policy_move is None else policy_move.detach().numpy())
+                               policy_move=None if policy_move is None else policy_move.detach().numpy(),
+                               move_scorer=scorer)
         return load_evaluation(path, self.game)
 
     # the loop --------------------------------------------------------------------------------------
@@ -413,8 +438,7 @@ class SearchBootstrapTrainer(RunTrainer):
         smooths over the last iterations' fits instead of being the last one's. Training is unchanged."""
         if self.cfg.policy_average <= 0:
             return
-        fitted = [t.detach().clone() for t in self.policy_net.parameters()]  # weight, bias of each layer
-        fitted += [self.policy_move.detach().clone()] if self.policy_move is not None else []
+        fitted = [t.detach().clone() for t in self._policy_parameters()]
         if self.policy_averaged is None:
             self.policy_averaged = fitted
             return
@@ -422,12 +446,17 @@ class SearchBootstrapTrainer(RunTrainer):
             averaged.mul_(self.cfg.policy_average).add_(new, alpha=1.0 - self.cfg.policy_average)
 
     def _policy(self, x: torch.Tensor) -> torch.Tensor:
-        """The policy's logits: the MLP, plus each move's block of move features times the shared weights."""
+        """The policy's logits: the MLP, plus each move's block of move features times the shared weights,
+        plus the move scorer's output for each move (value.policy_move_hidden)."""
         logits = self.policy_net(x)
         if self.policy_move is None:
             return logits
         blocks, per = self.features.blocks, self.features.per_block
-        moves = x[:, self.spec.width:self.spec.width + blocks * per].reshape(len(x), blocks, per) @ self.policy_move
+        block_rows = x[:, self.spec.width:self.spec.width + blocks * per].reshape(len(x), blocks, per)
+        moves = block_rows @ self.policy_move
+        if self.move_scorer is not None:  # learned_eval.scorer_inputs: each block, then the summary
+            summary = x[:, None, self.spec.width + blocks * per:].expand(-1, blocks, -1)
+            moves = moves + self.move_scorer(torch.cat([block_rows, summary], dim=2))[..., 0]
         return logits + nn.functional.pad(moves, (0, logits.shape[1] - blocks))
 
     def _gain(self, x: torch.Tensor, y: torch.Tensor) -> float:
