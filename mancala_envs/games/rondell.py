@@ -164,10 +164,12 @@ pile (room for the whole deck), card ``j`` (0 = bottom) in bit ``j % 32`` of wor
     P*W .. +P           heights (the pile words and heights are "the board", copied as one block)
     +P .. +2P           next pile counterclockwise (-1 once gone)
     +2P .. +3P          previous pile (-1 once gone)
-    +3P .. +3P+W        the lifted pile during a lap (zero between plies)
+    +3P .. +4P          each pile's share of the position hash (the XOR of its cards' keys)
+    +4P .. +4P+W        the lifted pile during a lap (zero between plies)
     header              to_move, done, plies, phase, reserved, end, leftover_to, last_mover,
                         red/blue pairs of player 0, red/blue pairs of player 1, piles left,
-                        the piles' share of the position hash (updated card by card)
+                        the piles' share of the position hash (the XOR of the piles' shares,
+                        updated card by card; a lifted pile's cards leave it as one share)
     snapshot            the board [P*W + P] as above, to_move, phase, reserved
     record              count, entries [max_plies+1] (hash bits and action, two a word)
 
@@ -231,10 +233,11 @@ P_W = 9  # words per pile: ceil(T / 32)
 P_O_H = 10  # offsets
 P_O_NEXT = 11
 P_O_PREV = 12
-P_O_LIFT = 13
-P_O_HEAD = 14
-P_O_SNAP = 15
-P_O_REP = 16
+P_O_SHARES = 13
+P_O_LIFT = 14
+P_O_HEAD = 15
+P_O_SNAP = 16
+P_O_REP = 17
 
 # header fields
 H_TO_MOVE = 0
@@ -369,8 +372,18 @@ def _hash_from_scratch(state, params):
 
 @njit(cache=True)
 def _reset_hash(state, params):
-    """Compute the piles' share of the hash from scratch (after a deal, a load or a restore)."""
-    state[params[P_O_HEAD] + H_HASH] = _piles_hash(state, params)
+    """Compute every pile's share of the hash and their XOR from scratch (after a deal, a load
+    or a restore)."""
+    T = params[P_T]
+    W = params[P_W]
+    oh = params[P_O_H]
+    shares = params[P_O_SHARES]
+    h = np.int32(0)
+    for i in range(params[P_PILES]):
+        share = _cards_hash(state, i * W, i * T, state[oh + i])
+        state[shares + i] = share
+        h ^= share
+    state[params[P_O_HEAD] + H_HASH] = h
 
 
 @njit(cache=True)
@@ -453,11 +466,13 @@ def _sow(state, params, pile, mover):
     oh = params[P_O_H]
     on = params[P_O_NEXT]
     op = params[P_O_PREV]
+    shares = params[P_O_SHARES]
     lift = params[P_O_LIFT]
     head = params[P_O_HEAD]
     bottom_up = params[P_BOTTOM_UP] != 0
     captured = False
-    h = state[head + H_HASH]  # every card lifted is XOR-ed out, every card put down XOR-ed in
+    # the lifted pile's share is XOR-ed out, every card put down XOR-ed in (and into its pile's share)
+    h = state[head + H_HASH]
     p = pile
     while True:
         n = state[oh + p]
@@ -468,7 +483,8 @@ def _sow(state, params, pile, mover):
         for w in range(used):
             state[lift + w] = state[base + w]
             state[base + w] = 0
-        h ^= _cards_hash(state, lift, p * T, n)
+        h ^= state[shares + p]
+        state[shares + p] = 0
         state[oh + p] = 0
         pos = p
         bit = 0
@@ -482,14 +498,18 @@ def _sow(state, params, pile, mover):
                 top_before = _card(state, pos * W, hp - 1)
             _put_card(state, pos * W, hp, bit)
             state[oh + pos] = hp + 1
-            h ^= cell_key(pos * T + hp, bit + 1)
+            key = cell_key(pos * T + hp, bit + 1)
+            state[shares + pos] ^= key
+            h ^= key
         for w in range(used):
             state[lift + w] = 0
         if top_before != bit:
             break
         # capture the pair
         hq = state[oh + pos] - 2
-        h ^= cell_key(pos * T + hq, bit + 1) ^ cell_key(pos * T + hq + 1, bit + 1)  # both of its colour
+        key = cell_key(pos * T + hq, bit + 1) ^ cell_key(pos * T + hq + 1, bit + 1)  # both of its colour
+        state[shares + pos] ^= key
+        h ^= key
         if bit:
             _take_card(state, pos * W, hq)
             _take_card(state, pos * W, hq + 1)
@@ -832,7 +852,8 @@ class RondellGame(Game):
         cap = o["max_plies"] + 1
         W = (T + 31) // 32
         oh = P * W
-        lay = {"P": P, "T": T, "cap": cap, "W": W, "h": oh, "next": oh + P, "prev": oh + 2 * P, "lift": oh + 3 * P}
+        lay = {"P": P, "T": T, "cap": cap, "W": W, "h": oh, "next": oh + P, "prev": oh + 2 * P, "shares": oh + 3 * P,
+               "lift": oh + 4 * P}
         lay["head"] = lay["lift"] + W
         lay["snap"] = lay["head"] + HEADER_SIZE
         lay["rep"] = lay["snap"] + P * W + P + len(POSITION_FIELDS)
@@ -846,7 +867,7 @@ class RondellGame(Game):
         """P_T (cards in the deck), P_CAP (record entries), P_W (words per pile) and the offsets of
         the state's parts."""
         lay = self._layout()
-        return [lay[key] for key in ("T", "cap", "W", "h", "next", "prev", "lift", "head", "snap", "rep")]
+        return [lay[key] for key in ("T", "cap", "W", "h", "next", "prev", "shares", "lift", "head", "snap", "rep")]
 
     def _sizes(self) -> tuple[int, int, int]:
         o = self.options
