@@ -208,7 +208,6 @@ from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
     NOT_A_CHECKPOINT,
-    cell_key,
     fields_hash,
     rep_actions,
     rep_block_size,
@@ -302,13 +301,24 @@ def _take_card(state, base, j):
     state[w] = _int32(np.int64(state[w]) & ~(np.int64(1) << (j & 31)))
 
 
+_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
+_U33 = np.uint64(33)
+
+
+@njit(cache=True, inline="always")
+def _card_key(index, blue):
+    """The 31-bit Zobrist key of a card of colour ``blue`` (0 red, 1 blue) at ``index`` (pile * T
+    + height): one multiply by the golden ratio's 64-bit fraction, the top 31 bits kept."""
+    return np.int32((np.uint64(2 * index + blue + 1) * _FIBONACCI) >> _U33)
+
+
 @njit(cache=True, inline="always")
 def _cards_hash(state, base, key_base, n):
     """The XOR of the keys of cards 0 .. n-1 of the pile whose words start at ``base`` (its hash
     share when it holds ``n`` cards; ``key_base`` = pile * T)."""
     h = np.int32(0)
     for j in range(n):
-        h ^= cell_key(key_base + j, _card(state, base, j) + 1)
+        h ^= _card_key(key_base + j, _card(state, base, j))
     return h
 
 
@@ -352,8 +362,8 @@ def _position_hash(state, params):
 
 @njit(cache=True)
 def _piles_hash(state, params):
-    """The piles' share of the position hash, from scratch: the XOR of ``cell_key(i*T + j,
-    colour)`` over every card (card ``j`` of pile ``i``, colour 1 red, 2 blue)."""
+    """The piles' share of the position hash, from scratch: the XOR of ``_card_key(i*T + j,
+    blue)`` over every card (card ``j`` of pile ``i``)."""
     T = params[P_T]
     W = params[P_W]
     oh = params[P_O_H]
@@ -498,7 +508,7 @@ def _sow(state, params, pile, mover):
                 top_before = _card(state, pos * W, hp - 1)
             _put_card(state, pos * W, hp, bit)
             state[oh + pos] = hp + 1
-            key = cell_key(pos * T + hp, bit + 1)
+            key = _card_key(pos * T + hp, bit)
             state[shares + pos] ^= key
             h ^= key
         for w in range(used):
@@ -507,7 +517,7 @@ def _sow(state, params, pile, mover):
             break
         # capture the pair
         hq = state[oh + pos] - 2
-        key = cell_key(pos * T + hq, bit + 1) ^ cell_key(pos * T + hq + 1, bit + 1)  # both of its colour
+        key = _card_key(pos * T + hq, bit) ^ _card_key(pos * T + hq + 1, bit)  # both of its colour
         state[shares + pos] ^= key
         h ^= key
         if bit:
