@@ -191,7 +191,7 @@ Version history
 ---------------
 * v0: first release. Later, same games, observations, JSON and records: the state layout
   changed (the piles as bit strings instead of one cell per card: ``rondell-v0`` states of
-  1,603 -> 1,093 words, the expert decks' 2,995 -> 1,215).
+  1,603 -> 1,102 words, the expert decks' 2,995 -> 1,231).
 """
 
 from __future__ import annotations
