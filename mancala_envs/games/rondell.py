@@ -156,16 +156,21 @@ on truncation. ``scores()`` are the points (pairs taken, plus the leftovers of t
 
 State layout (``numpy.int32``)
 ------------------------------
-::
+The cards are only red or blue, so a pile is a bit string: ``W = ceil(T / 32)`` words per
+pile (room for the whole deck), card ``j`` (0 = bottom) in bit ``j % 32`` of word ``j // 32``,
+1 blue, 0 red; the bits at and above the pile's height are 0. ::
 
-    0 .. P*T-1          cells: pile i's card j (0 = bottom) at i*T + j: 0 none, 1 red, 2 blue
-    P*T .. +P           heights
+    0 .. P*W-1          pile words: pile i's at i*W .. i*W + W-1
+    P*W .. +P           heights (the pile words and heights are "the board", copied as one block)
     +P .. +2P           next pile counterclockwise (-1 once gone)
     +2P .. +3P          previous pile (-1 once gone)
+    +3P .. +4P          each pile's share of the position hash (the XOR of its cards' keys)
+    +4P .. +4P+W        the lifted pile during a lap (zero between plies)
     header              to_move, done, plies, phase, reserved, end, leftover_to, last_mover,
                         red/blue pairs of player 0, red/blue pairs of player 1, piles left,
-                        the piles' share of the position hash (updated card by card)
-    snapshot            heights [P], cards pile by pile [T + 8], to_move, phase, reserved
+                        the piles' share of the position hash (the XOR of the piles' shares,
+                        updated card by card; a lifted pile's cards leave it as one share)
+    snapshot            the board [P*W + P] as above, to_move, phase, reserved
     record              count, entries [max_plies+1] (hash bits and action, two a word)
 
 ``to_json()`` gives every pile bottom to top as a string of ``R`` and ``B`` and the record
@@ -184,7 +189,9 @@ reserve it); "no reservation" is a button.
 
 Version history
 ---------------
-* v0: first release.
+* v0: first release. Later, same games, observations, JSON and records: the state layout
+  changed (the piles as bit strings instead of one cell per card: ``rondell-v0`` states of
+  1,603 -> 1,102 words, the expert decks' 2,995 -> 1,231).
 """
 
 from __future__ import annotations
@@ -201,8 +208,6 @@ from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
     NOT_A_CHECKPOINT,
-    cell_key,
-    cells_hash,
     fields_hash,
     rep_actions,
     rep_block_size,
@@ -211,12 +216,6 @@ from ..core.repetition import (
     rep_push,
     record_ply,
     replay_checked,
-    snapshot_field,
-    snapshot_restore,
-    snapshot_size,
-    snapshot_take,
-    stack_hash,
-    stacks_equal,
 )
 
 # -- parameter vector: the options of PARAM_OPTIONS (Option.encode), then derived values ----
@@ -229,12 +228,15 @@ P_PARTIAL = 5
 P_BOTTOM_UP = 6
 P_T = 7  # cards in the deck
 P_CAP = 8  # record entries
-P_O_H = 9  # offsets
-P_O_NEXT = 10
-P_O_PREV = 11
-P_O_HEAD = 12
-P_O_SNAP = 13
-P_O_REP = 14
+P_W = 9  # words per pile: ceil(T / 32)
+P_O_H = 10  # offsets
+P_O_NEXT = 11
+P_O_PREV = 12
+P_O_SHARES = 13
+P_O_LIFT = 14
+P_O_HEAD = 15
+P_O_SNAP = 16
+P_O_REP = 17
 
 # header fields
 H_TO_MOVE = 0
@@ -247,7 +249,7 @@ H_TAKER = 6
 H_LAST_MOVER = 7
 H_PAIRS = 8  # 8: p0 red, 9: p0 blue, 10: p1 red, 11: p1 blue
 H_PILES_LEFT = 12
-H_HASH = 13  # the stacks' share of the position hash (core.repetition.cells_hash), kept move by move
+H_HASH = 13  # the piles' share of the position hash (_piles_hash), kept move by move
 HEADER_SIZE = 14
 
 PHASE_MOVE = 0
@@ -268,6 +270,64 @@ COLOUR_LETTERS = {1: "R", 2: "B"}
 
 
 # -- kernel helpers -------------------------------------------------------------------------
+_SIGN = 1 << 31
+_WORD = (1 << 32) - 1
+
+
+@njit(cache=True, inline="always")
+def _int32(value):
+    """``value``'s low 32 bits as a signed int32 value (bit 31 is the sign bit; the wrap is
+    written out so that it also holds without JIT, where numpy refuses an overflowing store)."""
+    return ((value + _SIGN) & _WORD) - _SIGN
+
+
+@njit(cache=True, inline="always")
+def _card(state, base, j):
+    """Card ``j`` (0 = bottom) of the pile whose words start at ``base``: 1 blue, 0 red."""
+    return (state[base + (j >> 5)] >> (j & 31)) & 1
+
+
+@njit(cache=True, inline="always")
+def _put_card(state, base, j, blue):
+    """Put card ``j`` (``blue``: 1 or 0) on the pile whose words start at ``base``; bit ``j`` is 0 before."""
+    w = base + (j >> 5)
+    state[w] = _int32(np.int64(state[w]) | (np.int64(blue) << (j & 31)))
+
+
+@njit(cache=True, inline="always")
+def _take_card(state, base, j):
+    """Clear bit ``j`` of the pile whose words start at ``base``."""
+    w = base + (j >> 5)
+    state[w] = _int32(np.int64(state[w]) & ~(np.int64(1) << (j & 31)))
+
+
+_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
+_U33 = np.uint64(33)
+
+
+@njit(cache=True, inline="always")
+def _card_key(index, blue):
+    """The 31-bit Zobrist key of a card of colour ``blue`` (0 red, 1 blue) at ``index`` (pile * T
+    + height): one multiply by the golden ratio's 64-bit fraction, the top 31 bits kept."""
+    return np.int32((np.uint64(2 * index + blue + 1) * _FIBONACCI) >> _U33)
+
+
+@njit(cache=True, inline="always")
+def _cards_hash(state, base, key_base, n):
+    """The XOR of the keys of cards 0 .. n-1 of the pile whose words start at ``base`` (its hash
+    share when it holds ``n`` cards; ``key_base`` = pile * T)."""
+    h = np.int32(0)
+    for j in range(n):
+        h ^= _card_key(key_base + j, _card(state, base, j))
+    return h
+
+
+@njit(cache=True, inline="always")
+def _board_words(params):
+    """The words of the board: the piles' words and their heights (one block at the state's start)."""
+    return params[P_PILES] * params[P_W] + params[P_PILES]
+
+
 @njit(cache=True)
 def _rotation(params, player):
     if params[P_PARTIAL]:
@@ -301,16 +361,51 @@ def _position_hash(state, params):
 
 
 @njit(cache=True)
+def _piles_hash(state, params):
+    """The piles' share of the position hash, from scratch: the XOR of ``_card_key(i*T + j,
+    blue)`` over every card (card ``j`` of pile ``i``)."""
+    T = params[P_T]
+    W = params[P_W]
+    oh = params[P_O_H]
+    h = np.int32(0)
+    for i in range(params[P_PILES]):
+        h ^= _cards_hash(state, i * W, i * T, state[oh + i])
+    return h
+
+
+@njit(cache=True)
+def _hash_from_scratch(state, params):
+    """The whole position hash computed from the board (what ``_position_hash`` keeps move by move)."""
+    head = params[P_O_HEAD]
+    return _piles_hash(state, params) ^ fields_hash(state, params[P_PILES], params[P_T], head, POSITION_FIELDS)
+
+
+@njit(cache=True)
 def _reset_hash(state, params):
-    """Compute the piles' share of the hash from scratch (after a deal, a load or a restore)."""
-    state[params[P_O_HEAD] + H_HASH] = cells_hash(state, params[P_PILES], params[P_T], params[P_O_H])
+    """Compute every pile's share of the hash and their XOR from scratch (after a deal, a load
+    or a restore)."""
+    T = params[P_T]
+    W = params[P_W]
+    oh = params[P_O_H]
+    shares = params[P_O_SHARES]
+    h = np.int32(0)
+    for i in range(params[P_PILES]):
+        share = _cards_hash(state, i * W, i * T, state[oh + i])
+        state[shares + i] = share
+        h ^= share
+    state[params[P_O_HEAD] + H_HASH] = h
 
 
 @njit(cache=True)
 def _new_stretch(state, params):
     """Snapshot the current position and restart the record with it as entry 0."""
     head = params[P_O_HEAD]
-    snapshot_take(state, params[P_PILES], params[P_T], params[P_O_H], head, POSITION_FIELDS, params[P_O_SNAP])
+    snap = params[P_O_SNAP]
+    for i in range(_board_words(params)):  # the pile words and heights: one fixed-size copy
+        state[snap + i] = state[i]
+    fields_at = snap + _board_words(params)
+    for n, f in enumerate(POSITION_FIELDS):
+        state[fields_at + n] = state[head + f]
     rep = params[P_O_REP]
     cap = params[P_CAP]
     rep_clear(state, rep, cap)
@@ -349,7 +444,12 @@ def _rebuild_links(state, params):
 def _load_snapshot(state, params):
     """Put the snapshot position on the board (used to replay the record)."""
     head = params[P_O_HEAD]
-    snapshot_restore(state, params[P_PILES], params[P_T], params[P_O_H], head, POSITION_FIELDS, params[P_O_SNAP])
+    snap = params[P_O_SNAP]
+    for i in range(_board_words(params)):
+        state[i] = state[snap + i]
+    fields_at = snap + _board_words(params)
+    for n, f in enumerate(POSITION_FIELDS):
+        state[head + f] = state[fields_at + n]
     state[head + H_DONE] = 0
     _rebuild_links(state, params)
     _reset_hash(state, params)
@@ -357,61 +457,74 @@ def _load_snapshot(state, params):
 
 @njit(cache=True)
 def _same_position(a, b, params):
-    return stacks_equal(a, b, params[P_PILES], params[P_T], params[P_O_H], params[P_O_HEAD], POSITION_FIELDS)
+    """Whether ``a`` and ``b`` hold the same piles (words and heights) and position fields."""
+    for i in range(_board_words(params)):
+        if a[i] != b[i]:
+            return False
+    head = params[P_O_HEAD]
+    for f in POSITION_FIELDS:
+        if a[head + f] != b[head + f]:
+            return False
+    return True
 
 
 @njit(cache=True)
 def _sow(state, params, pile, mover):
     """Lift ``pile`` and sow it, with further laps after captures. True if anything was taken."""
     T = params[P_T]
+    W = params[P_W]
     oh = params[P_O_H]
     on = params[P_O_NEXT]
     op = params[P_O_PREV]
+    shares = params[P_O_SHARES]
+    lift = params[P_O_LIFT]
     head = params[P_O_HEAD]
     bottom_up = params[P_BOTTOM_UP] != 0
     captured = False
-    h = state[head + H_HASH]  # every card lifted is XOR-ed out, every card put down XOR-ed in
+    # the lifted pile's share is XOR-ed out, every card put down XOR-ed in (and into its pile's share)
+    h = state[head + H_HASH]
     p = pile
     while True:
         n = state[oh + p]
-        base = p * T
-        h ^= stack_hash(state, p, T, n)
-        if not bottom_up:  # top card first: reverse in place, then read cell k at step k
-            lo = base
-            hi = base + n - 1
-            while lo < hi:
-                tmp = state[lo]
-                state[lo] = state[hi]
-                state[hi] = tmp
-                lo += 1
-                hi -= 1
-        # Cell k of the origin is read at step k; by then the origin has received at most
-        # k cards (one per lap), written to cells below k, so nothing unread is overwritten.
+        base = p * W
+        used = (n + 31) >> 5
+        # The lifted cards move to the lift buffer: the origin receives cards during the lap
+        # (one per lap of the ring) into bits not yet read.
+        for w in range(used):
+            state[lift + w] = state[base + w]
+            state[base + w] = 0
+        h ^= state[shares + p]
+        state[shares + p] = 0
         state[oh + p] = 0
         pos = p
-        card = 0
-        top_before = 0
+        bit = 0
+        top_before = -1  # the landing pile's top card before the last card: 0 red, 1 blue, -1 none
         for k in range(n):
-            card = state[base + k]
+            bit = _card(state, lift, k if bottom_up else n - 1 - k)
             if k > 0:
                 pos = state[on + pos]
             hp = state[oh + pos]
             if k == n - 1 and hp > 0:
-                top_before = state[pos * T + hp - 1]
-            state[pos * T + hp] = card
+                top_before = _card(state, pos * W, hp - 1)
+            _put_card(state, pos * W, hp, bit)
             state[oh + pos] = hp + 1
-            h ^= cell_key(pos * T + hp, card)
-        for j in range(state[oh + p], n):  # cells of the old pile not overwritten
-            state[base + j] = 0
-        if top_before != card:
+            key = _card_key(pos * T + hp, bit)
+            state[shares + pos] ^= key
+            h ^= key
+        for w in range(used):
+            state[lift + w] = 0
+        if top_before != bit:
             break
         # capture the pair
         hq = state[oh + pos] - 2
-        h ^= cell_key(pos * T + hq, card) ^ cell_key(pos * T + hq + 1, card)  # both of its colour
-        state[pos * T + hq] = 0
-        state[pos * T + hq + 1] = 0
+        key = _card_key(pos * T + hq, bit) ^ _card_key(pos * T + hq + 1, bit)  # both of its colour
+        state[shares + pos] ^= key
+        h ^= key
+        if bit:
+            _take_card(state, pos * W, hq)
+            _take_card(state, pos * W, hq + 1)
         state[oh + pos] = hq
-        state[head + H_PAIRS + 2 * mover + (1 if card == BLUE else 0)] += 1
+        state[head + H_PAIRS + 2 * mover + bit] += 1
         captured = True
         if hq == 0:  # the pile leaves the ring
             nx = state[on + pos]
@@ -510,9 +623,10 @@ def init(state, params, rng):
         deck[k] = RED if k < reds else BLUE
     shuffle_deck(rng, deck)  # = rng.shuffle(deck), draw for draw (core.deal)
     oh = params[P_O_H]
+    W = params[P_W]
     pile = 0  # card k goes to pile k mod P (counted, not divided: P is not a constant)
     for k in range(T):
-        state[pile * T + state[oh + pile]] = deck[k]
+        _put_card(state, pile * W, state[oh + pile], deck[k] - RED)
         state[oh + pile] += 1
         pile = pile + 1 if pile < P - 1 else 0
     state[head + H_RESERVED] = -1
@@ -576,14 +690,23 @@ def current_player(state, params):
 @njit(cache=True)
 def _board_points(state, params):
     P = params[P_PILES]
-    T = params[P_T]
     oh = params[P_O_H]
-    points = 0
+    points = 0  # a red card 1, a blue card 2: every card 1, plus one per blue bit
     for i in range(P):
-        base = i * T
-        for j in range(state[oh + i]):
-            points += 2 if state[base + j] == BLUE else 1
+        points += state[oh + i]
+    for w in range(P * params[P_W]):
+        points += _bit_count(state[w])
     return points // 2
+
+
+@njit(cache=True, inline="always")
+def _bit_count(word):
+    """The number of set bits of an int32 word."""
+    x = np.int64(word) & _WORD
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return (x * 0x01010101 & _WORD) >> 24
 
 
 @njit(cache=True)
@@ -612,13 +735,16 @@ def observe(state, params, player, out):
     oh = params[P_O_H]
     head = params[P_O_HEAD]
     rot = _rotation(params, player)
+    W = params[P_W]
     for v in range(P):
         i = (v + rot) % P
         n = state[oh + i]
-        base = i * T
+        base = i * W
         obase = v * T
-        for k in range(T):
-            out[obase + k] = state[base + n - 1 - k] if k < n else 0.0
+        for k in range(n):
+            out[obase + k] = _card(state, base, n - 1 - k) + 1
+        for k in range(n, T):
+            out[obase + k] = 0.0
         out[P * T + v] = n
     b = P * T + P
     out[b] = state[head + H_PILES_LEFT]
@@ -734,10 +860,13 @@ class RondellGame(Game):
         P = o["piles"]
         T = P * o["cards_per_pile"]
         cap = o["max_plies"] + 1
-        oh = P * T
-        lay = {"P": P, "T": T, "cap": cap, "h": oh, "next": oh + P, "prev": oh + 2 * P, "head": oh + 3 * P}
+        W = (T + 31) // 32
+        oh = P * W
+        lay = {"P": P, "T": T, "cap": cap, "W": W, "h": oh, "next": oh + P, "prev": oh + 2 * P, "shares": oh + 3 * P,
+               "lift": oh + 4 * P}
+        lay["head"] = lay["lift"] + W
         lay["snap"] = lay["head"] + HEADER_SIZE
-        lay["rep"] = lay["snap"] + snapshot_size(P, T, len(POSITION_FIELDS))
+        lay["rep"] = lay["snap"] + P * W + P + len(POSITION_FIELDS)
         lay["size"] = lay["rep"] + rep_block_size(cap)
         self.__dict__["_layout_cache"] = lay
         return lay
@@ -745,9 +874,10 @@ class RondellGame(Game):
     PARAM_OPTIONS = ("piles", "cards_per_pile", "red_pairs", "blue_pairs", "reservation", "partial", "bottom_up")
 
     def _derived_params(self) -> list[int]:
-        """P_T (cards in the deck), P_CAP (record entries) and the offsets of the state's parts."""
+        """P_T (cards in the deck), P_CAP (record entries), P_W (words per pile) and the offsets of
+        the state's parts."""
         lay = self._layout()
-        return [lay[key] for key in ("T", "cap", "h", "next", "prev", "head", "snap", "rep")]
+        return [lay[key] for key in ("T", "cap", "W", "h", "next", "prev", "shares", "lift", "head", "snap", "rep")]
 
     def _sizes(self) -> tuple[int, int, int]:
         o = self.options
@@ -791,23 +921,26 @@ class RondellGame(Game):
         return {"end": end} if end else {}
 
     # -- JSON -------------------------------------------------------------------------------
-    def _piles_json(self, a: np.ndarray) -> list[str]:
+    def _piles_json(self, a: np.ndarray, at: int = 0) -> list[str]:
+        """The piles of the board at ``at`` (0: the position, else the snapshot's), bottom to top."""
         lay = self._layout()
-        P, T, oh = lay["P"], lay["T"], lay["h"]
-        return ["".join(COLOUR_LETTERS[int(c)] for c in a[i * T : i * T + int(a[oh + i])]) for i in range(P)]
+        P, W = lay["P"], lay["W"]
+        words = a[at : at + P * W].astype(np.int64) & 0xFFFFFFFF
+        heights = a[at + P * W : at + P * W + P]
+        piles = []
+        for i in range(P):
+            bits = sum(int(words[i * W + w]) << (32 * w) for w in range(W))
+            piles.append("".join(COLOUR_LETTERS[1 + (bits >> j & 1)] for j in range(int(heights[i]))))
+        return piles
 
     def _state_to_json(self, a: np.ndarray) -> dict:
         lay = self._layout()
-        P, T, head, snap, rep = lay["P"], lay["T"], lay["head"], lay["snap"], lay["rep"]
-        snap_piles = []
-        k = 0
-        for i in range(P):
-            n = int(a[snap + i])
-            snap_piles.append("".join(COLOUR_LETTERS[int(c)] for c in a[snap + P + k : snap + P + k + n]))
-            k += n
+        P, W, head, snap, rep = lay["P"], lay["W"], lay["head"], lay["snap"], lay["rep"]
+        snap_piles = self._piles_json(a, snap)
+        snap_fields = snap + P * W + P  # POSITION_FIELDS: to_move, phase, reserved
         actions = rep_actions(a, rep)
         reserved = int(a[head + H_RESERVED])
-        snap_reserved = int(a[snap + snapshot_field(P, T, 2)])
+        snap_reserved = int(a[snap_fields + 2])
         last = int(a[head + H_LAST_MOVER])
         taker = int(a[head + H_TAKER])
         return {
@@ -824,8 +957,8 @@ class RondellGame(Game):
             "leftover_to": None if taker < 0 else taker,
             "history": {
                 "piles": snap_piles,
-                "to_move": int(a[snap + snapshot_field(P, T, 0)]),
-                "phase": PHASE_NAMES[int(a[snap + snapshot_field(P, T, 1)])],
+                "to_move": int(a[snap_fields]),
+                "phase": PHASE_NAMES[int(a[snap_fields + 1])],
                 "reserved": None if snap_reserved < 0 else snap_reserved,
                 "actions": actions,
             },
@@ -850,10 +983,12 @@ class RondellGame(Game):
 
     def _build(self, piles, to_move, phase, reserved, pairs, ply_count, last_mover) -> np.ndarray:
         lay = self._layout()
-        T, oh, head = lay["T"], lay["h"], lay["head"]
+        W, oh, head = lay["W"], lay["h"], lay["head"]
         a = np.zeros(lay["size"], dtype=np.int32)
         for i, pile in enumerate(piles):
-            a[i * T : i * T + len(pile)] = pile
+            bits = sum(1 << j for j, c in enumerate(pile) if c == BLUE)
+            words = [(bits >> (32 * w)) & 0xFFFFFFFF for w in range(W)]
+            a[i * W : (i + 1) * W] = np.array(words, dtype=np.uint32).view(np.int32)
             a[oh + i] = len(pile)
         a[head + H_TO_MOVE] = to_move
         a[head + H_PHASE] = phase
