@@ -335,16 +335,12 @@ def _same_position(a, b, params):
     return stacks_equal(a, b, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _capture(state, cell):
     state[O_HEAD + H_CAPTURED + _colour(cell)] += 1
 
 
-# The ply's functions (``_play`` down to ``_land``) are compiled ``inline="always"``: as
-# separate functions each call passed the state as seven machine words and counted a
-# reference to it, and LLVM inlined none of them (too large), which cost several hundred
-# instructions a move (callgrind, random ``widdershins-v0`` games).
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _land(state, pos, cell, my_colour, hashed):
     """Drop ``cell`` on ``pos`` as the last card; return True if the move continues from pos."""
     h = state[O_H + pos]
@@ -397,67 +393,47 @@ def _land(state, pos, cell, my_colour, hashed):
     return False
 
 
-@njit(cache=True, inline="always")
-def _next_pos(q):
-    """The next position round the ring (counterclockwise): a compare, not a modulo."""
-    return q + 1 if q < N_POS - 1 else 0
-
-
-@njit(cache=True, inline="always")
-def _sow_lap(state, pos, hashed):
-    """Lift the stack at ``pos`` (2 or more cards) and sow all its cards but the last (its
-    bottom card) top card first; return (where the last card lands, the last card)."""
-    n = state[O_H + pos]
-    base = pos * CAP
-    hs = state[O_HEAD + H_HASH]
-    q = pos
-    if n <= N_POS:
-        # no card comes back to the origin: read the cards top first where they lie and
-        # empty each cell as it is read (the lifted stack's keys out card by card)
+@njit(cache=True)
+def _sow(state, pos, my_colour, hashed):
+    """Lift the stack at ``pos`` (2 or more cards) and sow it; laps while the rules say so."""
+    laps = 0
+    while True:
+        laps += 1
+        n = state[O_H + pos]
+        base = pos * CAP
+        hs = state[O_HEAD + H_HASH]
+        if hashed:
+            hs ^= stack_hash(state, pos, CAP, n)  # the lifted stack out
+        lo = base
+        hi = base + n - 1
+        while lo < hi:  # top card first: reverse, then read cell k at step k
+            tmp = state[lo]
+            state[lo] = state[hi]
+            state[hi] = tmp
+            lo += 1
+            hi -= 1
+        state[O_H + pos] = 0
+        q = pos
         for k in range(n - 1):
-            j = base + n - 1 - k
-            cell = state[j]
-            state[j] = 0
-            q = _next_pos(q)
+            cell = state[base + k]
+            q = q + 1 if q < N_POS - 1 else 0
             hq = state[O_H + q]
-            to = q * CAP + hq
-            state[to] = cell
+            state[q * CAP + hq] = cell
             state[O_H + q] = hq + 1
             if hashed:
-                hs ^= cell_key(j, cell) ^ cell_key(to, cell)
-        last = state[base]
-        state[base] = 0
-        state[O_H + pos] = 0
-        if hashed:
-            hs ^= cell_key(base, last)
+                hs ^= cell_key(q * CAP + hq, cell)
         state[O_HEAD + H_HASH] = hs
-        return _next_pos(q), last
-    # 13 or more cards: the origin receives cards again while the stack is sown
-    if hashed:
-        hs ^= stack_hash(state, pos, CAP, n)  # the lifted stack out
-    lo = base
-    hi = base + n - 1
-    while lo < hi:  # top card first: reverse, then read cell k at step k
-        tmp = state[lo]
-        state[lo] = state[hi]
-        state[hi] = tmp
-        lo += 1
-        hi -= 1
-    state[O_H + pos] = 0
-    for k in range(n - 1):
-        cell = state[base + k]
-        q = _next_pos(q)
-        hq = state[O_H + q]
-        state[q * CAP + hq] = cell
-        state[O_H + q] = hq + 1
-        if hashed:
-            hs ^= cell_key(q * CAP + hq, cell)
-    state[O_HEAD + H_HASH] = hs
-    last = state[base + n - 1]
-    # clear the cells of the old stack that the origin did not receive again
-    for j in range(state[O_H + pos], n):
-        state[base + j] = 0
-    return _next_pos(q), last
+        last = state[base + n - 1]
+        q = q + 1 if q < N_POS - 1 else 0
+        # clear the cells of the old stack that the origin did not receive again
+        for j in range(state[O_H + pos], n):
+            state[base + j] = 0
+        if not _land(state, q, last, my_colour, hashed):
+            return
+        if laps >= MAX_LAPS:
+            state[O_HEAD + H_LAP_LIMIT] += 1
+            return
+        pos = q
 
 
 @njit(cache=True, inline="always")
@@ -473,29 +449,22 @@ def single_card_target(pos, rank, clockwise):
     return (pos + rank) % N_POS
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _move(state, pos, clockwise, my_colour, hashed):
-    """Move the stack at ``pos``: sow it, or move its single card; then land the last card
-    and lap on while the rules say so (at most ``MAX_LAPS`` sowings)."""
-    if state[O_H + pos] == 1:
-        cell = state[pos * CAP]
-        _toggle(state, pos * CAP, cell, hashed)
-        state[pos * CAP] = 0
-        state[O_H + pos] = 0
-        target = single_card_target(pos, _rank(cell), clockwise)
-        laps = 0
-    else:
-        target, cell = _sow_lap(state, pos, hashed)
-        laps = 1
-    while _land(state, target, cell, my_colour, hashed):
-        if laps >= MAX_LAPS:
-            state[O_HEAD + H_LAP_LIMIT] += 1
-            return
-        target, cell = _sow_lap(state, target, hashed)
-        laps += 1
+    h = state[O_H + pos]
+    if h >= 2:
+        _sow(state, pos, my_colour, hashed)
+        return
+    cell = state[pos * CAP]
+    _toggle(state, pos * CAP, cell, hashed)
+    state[pos * CAP] = 0
+    state[O_H + pos] = 0
+    target = single_card_target(pos, _rank(cell), clockwise)
+    if _land(state, target, cell, my_colour, hashed):
+        _sow(state, target, my_colour, hashed)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _settle(state, params):
     """End tests after a ply (not repetition)."""
     head = O_HEAD
@@ -517,7 +486,7 @@ def _settle(state, params):
     state[head + H_END] = END_SINGLES
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _play(state, params, action):
     """One ply without the record. Returns True if it captured a card."""
     head = O_HEAD
@@ -541,7 +510,7 @@ def _play(state, params, action):
     return state[head + H_CAPTURED] + state[head + H_CAPTURED + 1] != before
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _record(state, params, action, captured):
     if captured:
         _new_stretch(state, params)
