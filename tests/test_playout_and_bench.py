@@ -358,6 +358,11 @@ def test_benchmark_smoke_run(tmp_path):
     if rounds["status"] == "ok":
         assert len(rounds["samples"]) == 1 and rounds["worst"] <= rounds["value"] <= rounds["best"]
         assert report["ratios"]["batch_vs_openspiel_interleaved"] == rounds["value"]
+    aec_rounds = figures["aec_vs_tictactoe_rounds"]  # the 3x AEC target's figure: interleaved rounds
+    assert aec_rounds["status"] in ("ok", "not installed"), aec_rounds
+    if aec_rounds["status"] == "ok":
+        assert len(aec_rounds["samples"]) == 1 and aec_rounds["aec"]["value"] > 0
+        assert report["targets"]["aec_vs_tictactoe"]["measured"] == aec_rounds["value"]
     assert {
         "kernel_vs_openspiel_moves",
         "aec_vs_tictactoe_steps",
