@@ -408,18 +408,29 @@ def _sow(state, pos, my_colour, hashed):
         hs = state[O_HEAD + H_HASH]
         if hashed:
             hs ^= stack_hash(state, pos, CAP, n)  # the lifted stack out
-        lo = base
-        hi = base + n - 1
-        while lo < hi:  # top card first: reverse, then read cell k at step k
-            tmp = state[_u(lo)]
-            state[_u(lo)] = state[_u(hi)]
-            state[_u(hi)] = tmp
-            lo += 1
-            hi -= 1
+        # top card first, each cell emptied as it is read. A stack of up to N_POS cards is read
+        # downwards where it lies (the origin receives none of its cards); a taller one is
+        # reversed first and read upwards: the origin receives cards again from its 12th card
+        # on, one per lap of the ring, into cells the reading has already passed.
+        src = base + n - 1
+        step = -1
+        if n > N_POS:
+            lo = base
+            hi = base + n - 1
+            while lo < hi:
+                tmp = state[_u(lo)]
+                state[_u(lo)] = state[_u(hi)]
+                state[_u(hi)] = tmp
+                lo += 1
+                hi -= 1
+            src = base
+            step = 1
         state[_u(O_H + pos)] = 0
         q = pos
         for k in range(n - 1):
-            cell = state[_u(base + k)]
+            cell = state[_u(src)]
+            state[_u(src)] = 0
+            src += step
             q = q + 1 if q < N_POS - 1 else 0
             hq = state[_u(O_H + q)]
             state[_u(q * CAP + hq)] = cell
@@ -427,11 +438,9 @@ def _sow(state, pos, my_colour, hashed):
             if hashed:
                 hs ^= cell_key(q * CAP + hq, cell)
         state[O_HEAD + H_HASH] = hs
-        last = state[_u(base + n - 1)]
+        last = state[_u(src)]
+        state[_u(src)] = 0
         q = q + 1 if q < N_POS - 1 else 0
-        # clear the cells of the old stack that the origin did not receive again
-        for j in range(state[_u(O_H + pos)], n):
-            state[_u(base + j)] = 0
         if not _land(state, q, last, my_colour, hashed):
             return
         if laps >= MAX_LAPS:
@@ -549,17 +558,19 @@ def init(state, params, rng):
 def _owned_stacks(state, mover, colour):
     """Bit masks over the mover's view positions (bit ``j``: view position ``j``): the stacks
     the mover owns, and of those the lone Aces. Branch-free: which stacks a player owns follows
-    the colours of the top cards, which no branch predictor can guess."""
+    the colours of the top cards, which no branch predictor can guess. The scan runs over the
+    absolute positions (fixed indices) and North's masks are turned by 6 at the end."""
     owned = 0
     aces = 0
-    for j in range(N_POS):
-        pos = j + 6 * mover
-        pos = pos - N_POS if pos >= N_POS else pos
-        h = state[_u(O_H + pos)]
+    for pos in range(N_POS):
+        h = state[O_H + pos]
         top = state[_u(pos * CAP + (h - 1 if h > 0 else 0))]  # cell 0 of an empty stack is 0
         mine = (h > 0) & (_colour(top) == colour)
-        owned |= np.int64(mine) << j
-        aces |= np.int64(mine & (h == 1) & _is_ace(top)) << j
+        owned |= np.int64(mine) << pos
+        aces |= np.int64(mine & (h == 1) & _is_ace(top)) << pos
+    turn = 6 * mover  # North's view position j is position j + 6
+    owned = ((owned >> turn) | (owned << (N_POS - turn))) & 0xFFF
+    aces = ((aces >> turn) | (aces << (N_POS - turn))) & 0xFFF
     return owned, aces
 
 
