@@ -68,7 +68,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .jit_helpers import splitmix64
 
 NOT_A_CHECKPOINT = -1
 
@@ -117,16 +116,27 @@ def rep_block_size(cap: int) -> int:
     return R_ENTRIES + (cap + 1) // 2
 
 
+_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2**64 divided by the golden ratio
+
+
+@njit(cache=True, inline="always")
+def fibonacci_key(n):
+    """A 31-bit Zobrist key for the number ``n`` (>= -1): ``n + 1`` times 2**64 divided by the
+    golden ratio, the top 31 bits of the 64-bit product kept (Fibonacci hashing: one multiply,
+    and consecutive numbers get keys spread over the whole range)."""
+    return np.int32((np.uint64(n + 1) * _FIBONACCI) >> _U33)
+
+
 @njit(cache=True, inline="always")
 def cell_key(index, value):
     """The 31-bit Zobrist key of ``value`` (-1 .. 126) held at ``index`` of a position.
 
     A position's hash is the XOR of the keys of what it holds, so a move updates it by
     XOR-ing out what it takes away and XOR-ing in what it puts down, without reading the rest
-    of the board. The keys are splitmix64 outputs (computed, not stored in a table).
+    of the board. The keys are computed, not stored in a table: ``fibonacci_key`` of the
+    (index, value) pair numbered as ``index * 128 + value``.
     """
-    _, z = splitmix64(np.uint64((np.int64(index) << 7) + value + 1))
-    return np.int32(z >> _U33)
+    return fibonacci_key((np.int64(index) << 7) + value)
 
 
 @njit(cache=True)
