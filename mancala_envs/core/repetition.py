@@ -68,7 +68,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .jit_helpers import splitmix64
 
 NOT_A_CHECKPOINT = -1
 
@@ -89,6 +88,19 @@ _U33 = np.uint64(33)
 SNAPSHOT_BLOCK = 8  # snapshot_take copies a stack's cards in blocks of this many cells
 
 
+@njit(cache=True, inline="always")
+def unsigned_index(index):
+    """``index`` (never negative) as an unsigned index into the state.
+
+    Numba adds Python's negative-index wraparound to every *signed* index it cannot prove
+    non-negative (a compare, a select and an extra address computation: 3-4 instructions an
+    access), and the card games' indices come from values read from the state (heights,
+    positions, counts). Wrapped in this, an access is one load or store. Only for indices that
+    cannot be negative: a negative one would become a huge index, not count from the end.
+    """
+    return np.uint64(index)
+
+
 def snapshot_size(stacks: int, cells: int, fields: int) -> int:
     """Words of a snapshot of ``stacks`` stacks of ``cells`` cells and ``fields`` header fields."""
     return stacks + cells + SNAPSHOT_BLOCK + fields
@@ -104,16 +116,27 @@ def rep_block_size(cap: int) -> int:
     return R_ENTRIES + (cap + 1) // 2
 
 
+_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2**64 divided by the golden ratio
+
+
+@njit(cache=True, inline="always")
+def fibonacci_key(n):
+    """A 31-bit Zobrist key for the number ``n`` (>= -1): ``n + 1`` times 2**64 divided by the
+    golden ratio, the top 31 bits of the 64-bit product kept (Fibonacci hashing: one multiply,
+    and consecutive numbers get keys spread over the whole range)."""
+    return np.int32((np.uint64(n + 1) * _FIBONACCI) >> _U33)
+
+
 @njit(cache=True, inline="always")
 def cell_key(index, value):
     """The 31-bit Zobrist key of ``value`` (-1 .. 126) held at ``index`` of a position.
 
     A position's hash is the XOR of the keys of what it holds, so a move updates it by
     XOR-ing out what it takes away and XOR-ing in what it puts down, without reading the rest
-    of the board. The keys are splitmix64 outputs (computed, not stored in a table).
+    of the board. The keys are computed, not stored in a table: ``fibonacci_key`` of the
+    (index, value) pair numbered as ``index * 128 + value``.
     """
-    _, z = splitmix64(np.uint64((np.int64(index) << 7) + value + 1))
-    return np.int32(z >> _U33)
+    return fibonacci_key((np.int64(index) << 7) + value)
 
 
 @njit(cache=True)
@@ -130,7 +153,7 @@ def _hash_bits(h):
 @njit(cache=True, inline="always")
 def _entry(state, off, i):
     """Entry ``i`` of the block (16 bits)."""
-    return (state[off + R_ENTRIES + (i >> 1)] >> ((i & 1) * ENTRY_BITS)) & _ENTRY_MASK
+    return (state[unsigned_index(off + R_ENTRIES + (i >> 1))] >> ((i & 1) * ENTRY_BITS)) & _ENTRY_MASK
 
 
 @njit(cache=True)
@@ -155,25 +178,25 @@ def rep_actions(state: np.ndarray, off: int) -> list[int]:
 @njit(cache=True)
 def rep_clear(state, off, cap):
     """Forget the stretch: zero the entries in use and set the count to 0."""
-    n = state[off + R_COUNT]
+    n = state[unsigned_index(off + R_COUNT)]
     for i in range((n + 1) >> 1):
-        state[off + R_ENTRIES + i] = 0
-    state[off + R_COUNT] = 0
+        state[unsigned_index(off + R_ENTRIES + i)] = 0
+    state[unsigned_index(off + R_COUNT)] = 0
 
 
 @njit(cache=True)
 def rep_push(state, off, cap, h, action):
     """Append (hash, action) (``action`` -1 .. 62); False (and nothing written) when the block is full."""
-    n = state[off + R_COUNT]
+    n = state[unsigned_index(off + R_COUNT)]
     if n >= cap:
         return False
     entry = np.int64((_hash_bits(h) << ACTION_BITS) | (action + 1))
-    w = off + R_ENTRIES + (n >> 1)
+    w = unsigned_index(off + R_ENTRIES + (n >> 1))
     # the half is zero (entries past the count are); the high half's top bit is the sign bit,
     # so the word is wrapped to int32's range without a branch
     word = np.int64(state[w]) | (entry << ((n & 1) * ENTRY_BITS))
     state[w] = ((word + _SIGN) & _WORD) - _SIGN
-    state[off + R_COUNT] = n + 1
+    state[unsigned_index(off + R_COUNT)] = n + 1
     return True
 
 
@@ -181,7 +204,7 @@ def rep_push(state, off, cap, h, action):
 def rep_find(state, off, cap, h, start):
     """The first entry index >= start whose hash bits are those of ``h``, or -1 (``h`` must be
     >= 0; a NOT_A_CHECKPOINT entry can match too, and then fails the exact confirmation)."""
-    n = state[off + R_COUNT]
+    n = state[unsigned_index(off + R_COUNT)]
     bits = _hash_bits(h)
     for i in range(start, n):
         if _entry(state, off, i) >> ACTION_BITS == bits:
@@ -196,7 +219,7 @@ def stack_hash(state, i, cells, n):
     h = np.int32(0)
     base = i * cells
     for j in range(n):
-        h ^= cell_key(base + j, state[base + j])
+        h ^= cell_key(base + j, state[unsigned_index(base + j)])
     return h
 
 
@@ -206,7 +229,7 @@ def cells_hash(state, stacks, cells, heights):
     card)`` over every card. The games keep it in their header and update it move by move."""
     h = np.int32(0)
     for i in range(stacks):
-        h ^= stack_hash(state, i, cells, state[heights + i])
+        h ^= stack_hash(state, i, cells, state[unsigned_index(heights + i)])
     return h
 
 
@@ -215,7 +238,7 @@ def fields_hash(state, stacks, cells, head, fields):
     """The hash share of the header ``fields`` (keyed past the cells)."""
     h = np.int32(0)
     for n, f in enumerate(fields):
-        h ^= cell_key(stacks * cells + n, state[head + f])
+        h ^= cell_key(stacks * cells + n, state[unsigned_index(head + f)])
     return h
 
 
@@ -242,51 +265,51 @@ def snapshot_take(state, stacks, cells, heights, head, fields, snap):
     old_total = 0
     k = 0
     for i in range(stacks):
-        old_total += state[snap + i]
-        n = state[heights + i]
-        state[snap + i] = n
+        old_total += state[unsigned_index(snap + i)]
+        n = state[unsigned_index(heights + i)]
+        state[unsigned_index(snap + i)] = n
         source = i * cells
         for b in range(0, n, SNAPSHOT_BLOCK):
             for j in range(SNAPSHOT_BLOCK):
-                state[cards + k + b + j] = state[source + b + j]
+                state[unsigned_index(cards + k + b + j)] = state[unsigned_index(source + b + j)]
         k += n
     for j in range(SNAPSHOT_BLOCK):  # the last block's overshoot
-        state[cards + k + j] = 0
+        state[unsigned_index(cards + k + j)] = 0
     for j in range(k + SNAPSHOT_BLOCK, old_total):  # cards of the old snapshot past the new ones
-        state[cards + j] = 0
+        state[unsigned_index(cards + j)] = 0
     fields_at = cards + cells + SNAPSHOT_BLOCK
     for n, f in enumerate(fields):
-        state[fields_at + n] = state[head + f]
+        state[unsigned_index(fields_at + n)] = state[unsigned_index(head + f)]
 
 
 @njit(cache=True)
 def snapshot_restore(state, stacks, cells, heights, head, fields, snap):
     """Put the snapshot's stacks and header ``fields`` back on the board (other fields untouched)."""
     for i in range(stacks * cells):
-        state[i] = 0
+        state[unsigned_index(i)] = 0
     k = 0
     for i in range(stacks):
-        n = state[snap + i]
-        state[heights + i] = n
+        n = state[unsigned_index(snap + i)]
+        state[unsigned_index(heights + i)] = n
         base = i * cells
         for j in range(n):
-            state[base + j] = state[snap + stacks + k]
+            state[unsigned_index(base + j)] = state[unsigned_index(snap + stacks + k)]
             k += 1
     for n, f in enumerate(fields):
-        state[head + f] = state[snap + stacks + cells + SNAPSHOT_BLOCK + n]
+        state[unsigned_index(head + f)] = state[unsigned_index(snap + stacks + cells + SNAPSHOT_BLOCK + n)]
 
 
 @njit(cache=True)
 def stacks_equal(a, b, stacks, cells, heights, head, fields):
     """Whether ``a`` and ``b`` hold the same stacks and header ``fields``."""
     for i in range(stacks * cells):
-        if a[i] != b[i]:
+        if a[unsigned_index(i)] != b[unsigned_index(i)]:
             return False
     for i in range(stacks):
-        if a[heights + i] != b[heights + i]:
+        if a[unsigned_index(heights + i)] != b[unsigned_index(heights + i)]:
             return False
     for f in fields:
-        if a[head + f] != b[head + f]:
+        if a[unsigned_index(head + f)] != b[unsigned_index(head + f)]:
             return False
     return True
 

@@ -187,6 +187,7 @@ from ..core.repetition import (
     snapshot_take,
     stack_hash,
     stacks_equal,
+    unsigned_index,
 )
 
 N_POS = 12
@@ -268,6 +269,9 @@ def _is_ace(cell):
     return (cell == 1) | (cell == 14) | (cell == 27) | (cell == 40)
 
 
+_u = unsigned_index  # every index into the state below is >= 0; unsigned, numba does not wrap it
+
+
 @njit(cache=True)
 def _player_colour(state, player):
     sc = state[O_HEAD + H_SOUTH_COLOUR]
@@ -343,18 +347,18 @@ def _capture(state, cell):
 @njit(cache=True)
 def _land(state, pos, cell, my_colour, hashed):
     """Drop ``cell`` on ``pos`` as the last card; return True if the move continues from pos."""
-    h = state[O_H + pos]
+    h = state[_u(O_H + pos)]
     base = pos * CAP
     if h == 0:
-        state[base] = cell
-        state[O_H + pos] = 1
+        state[_u(base)] = cell
+        state[_u(O_H + pos)] = 1
         _toggle(state, base, cell, hashed)
         return False
-    top = state[base + h - 1]
+    top = state[_u(base + h - 1)]
     c = _colour(cell)
     tc = _colour(top)
-    state[base + h] = cell
-    state[O_H + pos] = h + 1
+    state[_u(base + h)] = cell
+    state[_u(O_H + pos)] = h + 1
     if c == tc:
         _toggle(state, base + h, cell, hashed)
         return c == my_colour  # own card on own stack: lift and sow on; else the move ends
@@ -362,9 +366,9 @@ def _land(state, pos, cell, my_colour, hashed):
     top_rank = _rank(top)
     if dropped_rank == top_rank:  # both captured
         _toggle(state, base + h - 1, top, hashed)
-        state[base + h] = 0
-        state[base + h - 1] = 0
-        state[O_H + pos] = h - 1
+        state[_u(base + h)] = 0
+        state[_u(base + h - 1)] = 0
+        state[_u(O_H + pos)] = h - 1
         _capture(state, cell)
         _capture(state, top)
         return False
@@ -376,19 +380,19 @@ def _land(state, pos, cell, my_colour, hashed):
         # come in no order a branch could predict); all that go are of the top's colour
         k = 0
         for j in range(h + 1):
-            x = state[base + j]
-            state[base + k] = x
+            x = state[_u(base + j)]
+            state[_u(base + k)] = x
             k += 1 if _colour(x) != tc else 0
         state[O_HEAD + H_CAPTURED + tc] += h + 1 - k
         for j in range(k, h + 1):
-            state[base + j] = 0
-        state[O_H + pos] = k
+            state[_u(base + j)] = 0
+        state[_u(O_H + pos)] = k
         if hashed:
             state[O_HEAD + H_HASH] ^= stack_hash(state, pos, CAP, k)  # in: what is left
         return False
     # the dropped card alone is captured
-    state[base + h] = 0
-    state[O_H + pos] = h
+    state[_u(base + h)] = 0
+    state[_u(O_H + pos)] = h
     _capture(state, cell)
     return False
 
@@ -399,35 +403,44 @@ def _sow(state, pos, my_colour, hashed):
     laps = 0
     while True:
         laps += 1
-        n = state[O_H + pos]
+        n = state[_u(O_H + pos)]
         base = pos * CAP
         hs = state[O_HEAD + H_HASH]
         if hashed:
             hs ^= stack_hash(state, pos, CAP, n)  # the lifted stack out
-        lo = base
-        hi = base + n - 1
-        while lo < hi:  # top card first: reverse, then read cell k at step k
-            tmp = state[lo]
-            state[lo] = state[hi]
-            state[hi] = tmp
-            lo += 1
-            hi -= 1
-        state[O_H + pos] = 0
+        # top card first, each cell emptied as it is read. A stack of up to N_POS cards is read
+        # downwards where it lies (the origin receives none of its cards); a taller one is
+        # reversed first and read upwards: the origin receives cards again from its 12th card
+        # on, one per lap of the ring, into cells the reading has already passed.
+        src = base + n - 1
+        step = -1
+        if n > N_POS:
+            lo = base
+            hi = base + n - 1
+            while lo < hi:
+                tmp = state[_u(lo)]
+                state[_u(lo)] = state[_u(hi)]
+                state[_u(hi)] = tmp
+                lo += 1
+                hi -= 1
+            src = base
+            step = 1
+        state[_u(O_H + pos)] = 0
         q = pos
         for k in range(n - 1):
-            cell = state[base + k]
+            cell = state[_u(src)]
+            state[_u(src)] = 0
+            src += step
             q = q + 1 if q < N_POS - 1 else 0
-            hq = state[O_H + q]
-            state[q * CAP + hq] = cell
-            state[O_H + q] = hq + 1
+            hq = state[_u(O_H + q)]
+            state[_u(q * CAP + hq)] = cell
+            state[_u(O_H + q)] = hq + 1
             if hashed:
                 hs ^= cell_key(q * CAP + hq, cell)
         state[O_HEAD + H_HASH] = hs
-        last = state[base + n - 1]
+        last = state[_u(src)]
+        state[_u(src)] = 0
         q = q + 1 if q < N_POS - 1 else 0
-        # clear the cells of the old stack that the origin did not receive again
-        for j in range(state[O_H + pos], n):
-            state[base + j] = 0
         if not _land(state, q, last, my_colour, hashed):
             return
         if laps >= MAX_LAPS:
@@ -451,14 +464,14 @@ def single_card_target(pos, rank, clockwise):
 
 @njit(cache=True)
 def _move(state, pos, clockwise, my_colour, hashed):
-    h = state[O_H + pos]
+    h = state[_u(O_H + pos)]
     if h >= 2:
         _sow(state, pos, my_colour, hashed)
         return
-    cell = state[pos * CAP]
+    cell = state[_u(pos * CAP)]
     _toggle(state, pos * CAP, cell, hashed)
-    state[pos * CAP] = 0
-    state[O_H + pos] = 0
+    state[_u(pos * CAP)] = 0
+    state[_u(O_H + pos)] = 0
     target = single_card_target(pos, _rank(cell), clockwise)
     if _land(state, target, cell, my_colour, hashed):
         _sow(state, target, my_colour, hashed)
@@ -545,17 +558,19 @@ def init(state, params, rng):
 def _owned_stacks(state, mover, colour):
     """Bit masks over the mover's view positions (bit ``j``: view position ``j``): the stacks
     the mover owns, and of those the lone Aces. Branch-free: which stacks a player owns follows
-    the colours of the top cards, which no branch predictor can guess."""
+    the colours of the top cards, which no branch predictor can guess. The scan runs over the
+    absolute positions (fixed indices) and North's masks are turned by 6 at the end."""
     owned = 0
     aces = 0
-    for j in range(N_POS):
-        pos = j + 6 * mover
-        pos = pos - N_POS if pos >= N_POS else pos
+    for pos in range(N_POS):
         h = state[O_H + pos]
-        top = state[pos * CAP + (h - 1 if h > 0 else 0)]  # cell 0 of an empty stack is 0
+        top = state[_u(pos * CAP + (h - 1 if h > 0 else 0))]  # cell 0 of an empty stack is 0
         mine = (h > 0) & (_colour(top) == colour)
-        owned |= np.int64(mine) << j
-        aces |= np.int64(mine & (h == 1) & _is_ace(top)) << j
+        owned |= np.int64(mine) << pos
+        aces |= np.int64(mine & (h == 1) & _is_ace(top)) << pos
+    turn = 6 * mover  # North's view position j is position j + 6
+    owned = ((owned >> turn) | (owned << (N_POS - turn))) & 0xFFF
+    aces = ((aces >> turn) | (aces << (N_POS - turn))) & 0xFFF
     return owned, aces
 
 
