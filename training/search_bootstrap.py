@@ -458,17 +458,17 @@ class SearchBootstrapTrainer(RunTrainer):
 
     def _fit(self) -> dict[str, float]:
         cfg = self.cfg
-        rows = self.buffer + self.dagger_buffer  # the bare policy's positions last (the policy's alone)
+        batches = self.buffer + self.dagger_buffer  # the bare policy's positions last (the policy's alone)
         self_play = self._positions(self.buffer)
-        obs = np.concatenate([b[0] for b in rows])
-        search_values = np.concatenate([b[1] for b in rows])
-        moves = np.concatenate([b[2] for b in rows])
-        results = np.concatenate([b[3] for b in rows])
-        own = np.concatenate([b[4] for b in rows])
-        legal = torch.from_numpy(np.concatenate([b[5] for b in rows]))
-        feature_rows = np.concatenate([b[6] for b in rows])
-        soft = [b[7] for b in rows]
-        held_out = np.concatenate([b[8] for b in rows])
+        obs = np.concatenate([b[0] for b in batches])
+        search_values = np.concatenate([b[1] for b in batches])
+        moves = np.concatenate([b[2] for b in batches])
+        results = np.concatenate([b[3] for b in batches])
+        own = np.concatenate([b[4] for b in batches])
+        legal = torch.from_numpy(np.concatenate([b[5] for b in batches]))
+        feature_rows = np.concatenate([b[6] for b in batches])
+        soft = [b[7] for b in batches]
+        held_out = np.concatenate([b[8] for b in batches])
         target = (1.0 - cfg.outcome_weight) * search_values + cfg.outcome_weight * results
         target = target - np.tanh(self.score_scale * own)  # the network's share (0 without a blend)
         x = torch.from_numpy(network_input(self.spec, self.features, obs, feature_rows))
