@@ -28,6 +28,35 @@ def command(*args: str) -> list[str]:
     return [exe, *args] if exe else [sys.executable, "-m", "mancala_envs.cli", *args]
 
 
+def policy_passes(trainer, evaluation, count: int, seed: int):
+    """The policy's logits on ``count`` random positions of the evaluation's game, three ways: the trainer's
+    torch pass, the file's numpy pass and the jitted pass ``policy:RUN`` plays (``net_policy``)."""
+    import torch
+
+    from mancala_envs.agents.learned_eval import load_features, net_policy, network_input
+
+    game, rng, positions = evaluation.game, np.random.default_rng(seed), []
+    while len(positions) < count:
+        state = game.new_state(int(rng.integers(1000)))
+        for _ in range(int(rng.integers(40))):
+            if state.is_terminal():
+                break
+            state.apply(int(rng.choice(state.legal_actions())))
+        if not state.is_terminal():
+            positions.append(state)
+    obs = np.array([p.observation(p.current_player) for p in positions])
+    rows = evaluation.feature_rows(np.array([p.array for p in positions]), obs)
+    with torch.no_grad():
+        reference = trainer._policy(torch.from_numpy(network_input(trainer.spec, trainer.features, obs, rows))).numpy()
+    net, logits, jitted = evaluation.net(), np.zeros(game.num_actions), []
+    for p, o in zip(positions, obs):
+        net.obs[:] = o
+        load_features(net, p.array, game.params)
+        net_policy(net, net.obs, logits)
+        jitted.append(logits.copy())
+    return positions, reference, evaluation.policy_logits(obs, rows=rows), np.array(jitted)
+
+
 def test_the_main_job_trains_a_value_function():
     config = load_config(QUICK)
     assert config.algo == "search-bootstrap"
@@ -361,9 +390,6 @@ def test_the_move_scorer_trains_and_policy_run_plays_what_torch_computes(tmp_pat
     # value.policy_move_hidden: each move's logit adds an MLP of that move's block of move features and the
     # summary, shared by every move. It changes the policy only (same games, same value head), the file holds it,
     # policy:RUN's jitted pass equals the trainer's torch pass, --resume restores it, and it is off by default.
-    import torch
-
-    from mancala_envs.agents.learned_eval import load_features, net_policy, network_input
     from mancala_envs.training.run_folder import RunState
     from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
 
@@ -385,26 +411,8 @@ def test_the_move_scorer_trains_and_policy_run_plays_what_torch_computes(tmp_pat
     with np.load(tmp_path / "base" / "evaluation.npz") as data:  # off: the file as before
         assert str(data["format"]) == "mancala-eval-1" and not any(k.startswith("move_scorer") for k in data.files)
     # the play-time pass (net_policy, what policy:RUN and MCTS's priors run) equals torch's on random positions
-    game, rng = scored.game, np.random.default_rng(7)
-    positions = []
-    while len(positions) < 15:
-        state = game.new_state(int(rng.integers(1000)))
-        for _ in range(int(rng.integers(40))):
-            if state.is_terminal():
-                break
-            state.apply(int(rng.choice(state.legal_actions())))
-        if not state.is_terminal():
-            positions.append(state)
-    obs = np.array([p.observation(p.current_player) for p in positions])
-    rows = scored.feature_rows(np.array([p.array for p in positions]), obs)
-    with torch.no_grad():
-        reference = trainer._policy(torch.from_numpy(network_input(trainer.spec, trainer.features, obs, rows))).numpy()
-    net, logits = scored.net(), np.zeros(game.num_actions)
-    for p, o, expected in zip(positions, obs, reference):
-        net.obs[:] = o
-        load_features(net, p.array, game.params)
-        net_policy(net, net.obs, logits)
-        assert np.allclose(logits, expected, rtol=1e-4, atol=1e-4)
+    _, reference, _, jitted = policy_passes(trainer, scored, 15, 7)
+    assert np.allclose(jitted, reference, rtol=1e-4, atol=1e-4)
     assert np.std(reference[:, :24]) > 0
     # --resume: the checkpoint restores the scorer (the exported file is the same)
     resumed = SearchBootstrapTrainer(trainer.config, tmp_path / "scored", RunState(), echo=lambda text: None)
@@ -416,3 +424,71 @@ def test_the_move_scorer_trains_and_policy_run_plays_what_torch_computes(tmp_pat
         load_config(QUICK, ["value.policy_move_hidden=[8]"])
     with pytest.raises(ConfigError, match=r"value.policy_move_hidden\[0\] must be at least 1, got 0"):
         load_config(ROOT / "configs" / "widdershins-v0-value.yaml", ["value.policy_move_hidden=[0]"])
+
+
+def test_the_bare_policys_own_games_train_the_policy_only_and_resume(tmp_path):
+    # value.policy_dagger_games: from the second iteration on, games of the bare policy against random, every
+    # position where it moves labelled by plain alpha-beta, fitted by the policy alone: the same games and value
+    # head, a different policy, whose jitted pass (policy:RUN) still equals numpy's and torch's; --resume runs on.
+    from mancala_envs.agents.search import TranspositionTable, search
+    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer, play_dagger
+
+    def trainer_for(name: str, *overrides: str, iterations: int = 3):
+        config = load_config(ROOT / "configs" / "widdershins-v0-value.yaml",
+                             [f"value.iterations={iterations}", "value.games=2", "value.depth=1",
+                              "value.policy_teacher_depth=2", "value.workers=1", "value.hidden=[8]",
+                              "value.policy_hidden=[8]", "value.policy_move_hidden=[6]", "value.epochs=1",
+                              "value.eval_every=100", "eval.final_openings=1", "eval.ladder=[random]",
+                              f"runs_dir={tmp_path}", *overrides])
+        return SearchBootstrapTrainer(config, tmp_path / name, RunState(), echo=lambda text: None)
+
+    def trained(name: str, *overrides: str, iterations: int = 3):
+        trainer = trainer_for(name, *overrides, iterations=iterations)
+        trainer.run()
+        return trainer, load_evaluation(tmp_path / name)
+
+    base_trainer, base = trained("base")
+    trainer, dagger = trained("dagger", "value.policy_dagger_games=3")
+    assert not base_trainer.dagger_buffer and len(trainer.dagger_buffer) == 2  # iterations 2 and 3
+    for (w, b), (w2, b2) in zip(base.value_layers, dagger.value_layers, strict=True):
+        assert np.array_equal(w, w2) and np.array_equal(b, b2)
+    assert not np.array_equal(base.policy_layers[0][0], dagger.policy_layers[0][0])
+    # the batch: positions where the policy chose among two or more moves, each labelled by plain alpha-beta
+    settings = {"features": trainer.features, "policy_temperature": 0.0, "policy_teacher_depth": 2, "depth": 1,
+                "random_plies": 8}
+    obs, values, moves, results, own, masks, rows, soft = play_dagger(dagger.game, dagger, [5, 6], settings)
+    assert len(obs) > 4 and masks[np.arange(len(obs)), moves].all() and (masks.sum(1) > 1).all()
+    assert not values.any() and not results.any() and not own.any() and soft.shape == (len(obs), 0)
+    assert rows.shape == (len(obs), trainer.features.width)
+    rng = np.random.default_rng([5, 2])  # replayed to its first labelled position: plain alpha-beta's move there
+    state = dagger.game.new_state(int(rng.integers(2**31)))
+    opening = int(rng.integers(9))
+    while True:
+        legal = state.legal_actions()
+        if state.plies < opening or state.current_player != 5 % 2:
+            state.apply(int(rng.choice(legal)))
+        elif len(legal) == 1:
+            state.apply(int(legal[0]))
+        else:
+            break
+    assert np.array_equal(obs[0], state.observation(1))
+    assert moves[0] == search(state, 2, tt=TranspositionTable(16), rng=rng).best_action
+    # the policy's move in play: the jitted pass equals numpy's and the trainer's torch pass
+    _, reference, numpy_logits, jitted = policy_passes(trainer, dagger, 10, 3)
+    assert np.allclose(jitted, reference, rtol=1e-4, atol=1e-4) and np.allclose(jitted, numpy_logits, atol=1e-6)
+    # plain alpha-beta's labels: a soft target's argmax where temperature > 0
+    hot = play_dagger(dagger.game, dagger, [5], {**settings, "policy_temperature": 1.0})
+    assert hot[7].shape == (len(hot[0]), dagger.game.num_actions) and np.allclose(hot[7].sum(1), 1.0, atol=1e-5)
+    assert np.array_equal(np.argmax(hot[7], axis=1), hot[2])
+    # --resume: a third iteration after two, its bare-policy games from the resumed evaluation
+    trained("resumed", "value.policy_dagger_games=3", iterations=2)
+    resumed = trainer_for("resumed", "value.policy_dagger_games=3")
+    resumed.state.steps = 2
+    resumed.run()
+    assert len(resumed.dagger_buffer) == 1 and load_evaluation(tmp_path / "resumed").has_policy
+    for bad, message in (("value.policy_dagger_games=-1", "value.policy_dagger_games must be at least 0, got -1"),
+                         ("value.policy_teacher=search", "value.policy_dagger_games > 0 needs value.policy_teacher: plain")):
+        with pytest.raises(ConfigError, match=message):
+            load_config(ROOT / "configs" / "widdershins-v0-value.yaml",
+                        ["value.policy_dagger_games=2", "value.policy_teacher_depth=0", bad])

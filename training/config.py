@@ -111,6 +111,7 @@ class ValueConfig:
     batch_size: int = 256  # minibatch size
     replay: int = 60000  # positions kept (the newest)
     policy_replay: int = 0  # positions the policy head is fitted on (the newest; 0: replay; more suits a plain teacher)
+    policy_dagger_games: int = 0  # > 0 (policy_teacher plain): games per iteration of the bare policy against random, labelled by the teacher, fitted by the policy only
     workers: int = 2  # self-play processes
     eval_every: int = 5  # iterations between evaluations of the search agent
     eval_depth: int = 4  # depth of the search agent evaluated (alphabeta:depth=eval_depth,eval=RUN_DIR)
@@ -214,6 +215,9 @@ class TrainConfig:
         if v.policy_teacher_depth > 0 and v.policy_teacher != "plain":
             raise ConfigError("value.policy_teacher_depth > 0 needs value.policy_teacher: plain (the depth of plain "
                               "alpha-beta teaching the policy)")
+        if v.policy_dagger_games > 0 and v.policy_teacher != "plain":
+            raise ConfigError("value.policy_dagger_games > 0 needs value.policy_teacher: plain (plain alpha-beta "
+                              "labels the positions the bare policy reaches)")
         try:
             game = make_game(self.env_id, **self.options)
             move_feature_set(v.features, game.family, game.options)
@@ -329,6 +333,7 @@ NUMBER_BOUNDS: dict[str, Bounds] = {
     "value.batch_size": AT_LEAST_1,
     "value.replay": AT_LEAST_1,
     "value.policy_replay": AT_LEAST_0,
+    "value.policy_dagger_games": AT_LEAST_0,
     "value.workers": AT_LEAST_1,
     "value.eval_every": AT_LEAST_1,
     "value.eval_depth": AT_LEAST_1,

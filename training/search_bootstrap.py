@@ -46,8 +46,14 @@ then fits the networks on the positions collected so far:
    ``value.policy_average`` = d: the exported policy is a moving average of the policy's weights,
    d times the average so far plus 1 - d times the weights just fitted; ``value.policy_weight_decay``
    = w: every Adam step shrinks the policy MLP's weights by ``learning_rate * w`` (AdamW's
-   decoupled decay), a regulariser for its first layer's many inputs; the value network, and
-   so the games, stay the same). The result goes to ``evaluation.npz`` in the run folder
+   decoupled decay), a regulariser for its first layer's many inputs; ``value.policy_dagger_games``
+   = N: from the second iteration on, N more games per iteration of the bare policy itself (the
+   ``policy:RUN`` player of the last fit) against random moves, every position where it moves
+   labelled by the plain teacher and fitted by the policy only, so it also learns the teacher's
+   move in positions its own mistakes lead to (DAgger, Ross et al., 2011; ``play_dagger``; kept in
+   a buffer of their own, ``value.policy_replay`` or else ``value.replay`` positions, which
+   ``--resume`` refills like the replay buffer); the value network, and so the games, stay the
+   same). The result goes to ``evaluation.npz`` in the run folder
    (``mancala_envs.agents.learned_eval``) after every iteration, so ``eval=RUN_DIR`` and
    ``policy:RUN_DIR`` can play it while the run goes on.
 
@@ -74,8 +80,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
-from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, network_input,
-                                               own_evaluation, save_evaluation, scorer_width)
+from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, load_features,
+                                               net_policy, network_input, own_evaluation, save_evaluation,
+                                               scorer_width)
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
 from mancala_envs.core.encodings import encoding_spec
 from mancala_envs.games.move_features import move_feature_set, move_features
@@ -165,12 +172,10 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
             own.append(own_evaluation(state))
             masks.append(state.action_mask() != 0)
             values.append(_scaled(found.value, settings["margin_scale"], net is not None))
-            if temperature > 0:  # every move's plain value (value.policy_temperature)
-                move_values = root_move_values(state, teacher_depth, plain_tt, plain_rng)
-                soft.append(soft_target(move_values, temperature))
-                moves.append(int(np.argmax(move_values)))
-            elif plain_teacher:  # the policy's target: plain alpha-beta's move (value.policy_teacher)
-                moves.append(search(state, teacher_depth, tt=plain_tt, rng=plain_rng).best_action)
+            if temperature > 0 or plain_teacher:  # the policy's target: plain alpha-beta's (value.policy_teacher)
+                move, target = _plain_label(state, teacher_depth, temperature, plain_tt, plain_rng)
+                moves.append(move)
+                soft.extend([target] if temperature > 0 else [])
             else:
                 moves.append(found.best_action)
             movers.append(mover)
@@ -178,6 +183,20 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
             state.apply(int(rng.choice(legal)) if explore else found.best_action)
         final = state.returns() if state.is_terminal() else [0.0, 0.0]
         results.extend(final[m] for m in movers)
+    return _batch(game, features, observations, values, moves, results, own, masks, rows, soft)
+
+
+def _plain_label(state, depth: int, temperature: float, tt: TranspositionTable, rng: np.random.Generator):
+    """Plain alpha-beta's move at ``depth`` plies and, with ``temperature`` > 0, the soft target over every
+    legal move (``soft_target`` of ``root_move_values``; its argmax is the move), else None."""
+    if temperature > 0:  # every move's plain value (value.policy_temperature)
+        move_values = root_move_values(state, depth, tt, rng)
+        return int(np.argmax(move_values)), soft_target(move_values, temperature)
+    return search(state, depth, tt=tt, rng=rng).best_action, None
+
+
+def _batch(game: Game, features, observations, values, moves, results, own, masks, rows, soft):
+    """One batch of positions as arrays (``play_games``' tuple)."""
     if not observations:
         return (np.zeros((0, game.observation_size), np.float32), np.zeros(0), np.zeros(0, np.int64), np.zeros(0),
                 np.zeros(0), np.zeros((0, game.num_actions), bool), np.zeros((0, features.width), np.float32),
@@ -188,12 +207,55 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
             np.array(soft, np.float32).reshape(len(observations), soft_width))
 
 
+def play_dagger(game: Game, evaluation: LearnedEval, seeds: list[int], settings: dict[str, Any]):
+    """Games of the bare policy of ``evaluation`` (``policy:RUN``: the legal move with the highest logit)
+    against uniformly random moves, one per seed, the policy's seat alternating with the seed and the game
+    opening with 0 to ``random_plies`` random moves: every position where the policy has two or more legal
+    moves, labelled by plain alpha-beta as in ``play_games`` (``value.policy_dagger_games``; DAgger, Ross et
+    al., 2011: the policy learns the teacher's move in the positions its own mistakes lead to). The batch of
+    ``play_games`` with zero values, results and own evaluations: it is fitted by the policy only."""
+    net, logits = evaluation.net(), np.zeros(game.num_actions)
+    features, temperature = settings["features"], settings["policy_temperature"]
+    depth = settings["policy_teacher_depth"] or settings["depth"]
+    tt = TranspositionTable(16)
+    observations, moves, masks, rows, soft = [], [], [], [], []
+    for seed in seeds:
+        rng = np.random.default_rng([seed, 2])  # a stream of its own: the self-play games stay the same
+        state = game.new_state(int(rng.integers(2**31)))
+        learner, opening = seed % 2, int(rng.integers(settings["random_plies"] + 1))
+        tt.clear()
+        while not state.is_terminal() and not state.is_truncated():
+            legal = state.legal_actions()
+            if state.plies < opening or state.current_player != learner:
+                state.apply(int(rng.choice(legal)))
+                continue
+            net.obs[:] = state.observation(learner)
+            load_features(net, state.array, game.params)
+            net_policy(net, net.obs, logits)
+            mask = state.action_mask() != 0
+            if len(legal) > 1:
+                observations.append(net.obs.copy())
+                rows.append(move_features(features, game.params, state.array, observations[-1])[0])
+                masks.append(mask)
+                move, target = _plain_label(state, depth, temperature, tt, rng)
+                moves.append(move)
+                soft.extend([target] if temperature > 0 else [])
+            state.apply(int(np.argmax(np.where(mask, logits, -np.inf))))
+    zeros = [0.0] * len(observations)
+    return _batch(game, features, observations, zeros, moves, zeros, zeros, masks, rows, soft)
+
+
 _WORKER: dict[str, Any] = {}
 
 
 def _worker_play(job):
     evaluation, seeds, settings = job
     return play_games(_WORKER["game"], evaluation, seeds, settings)
+
+
+def _worker_dagger(job):
+    evaluation, seeds, settings = job
+    return play_dagger(_WORKER["game"], evaluation, seeds, settings)
 
 
 # -- the networks --------------------------------------------------------------------------------
@@ -246,6 +308,7 @@ class SearchBootstrapTrainer(RunTrainer):
                       {"params": list(self.policy_net.parameters()), "weight_decay": decay}]
         self.optimizer = torch.optim.Adam(params, lr=self.cfg.learning_rate, decoupled_weight_decay=decay > 0)
         self.buffer: list[tuple[np.ndarray, ...]] = []
+        self.dagger_buffer: list[tuple[np.ndarray, ...]] = []  # value.policy_dagger_games: the policy's alone
         self.learned = False  # the evaluation has been fitted at least once
         self.score_scale = 1.0 / self.cfg.margin_scale if self.cfg.score_blend else 0.0
         self.value_gain = 1.0  # the network's output scale in the evaluation file (set on held-out positions)
@@ -332,6 +395,8 @@ class SearchBootstrapTrainer(RunTrainer):
                 jobs = [(evaluation, seeds[w::workers], settings) for w in range(workers)]
                 batches = [b for b in pool.map(_worker_play, jobs) if len(b[0])]
                 positions = self._add_to_buffer(batches)
+                if cfg.policy_dagger_games > 0 and evaluation is not None:  # the bare policy's own games
+                    self._add_dagger(pool.map(_worker_dagger, self._dagger_jobs(evaluation, settings, workers)))
                 losses = self._fit()
                 self.learned = True
                 evaluation = self._save_evaluation()
@@ -364,6 +429,20 @@ class SearchBootstrapTrainer(RunTrainer):
             self.buffer.pop(0)
         return sum(len(b[0]) for b in batches)
 
+    def _dagger_jobs(self, evaluation: LearnedEval, settings: dict[str, Any], workers: int) -> list:
+        """The workers' shares of this iteration's ``value.policy_dagger_games`` games (``play_dagger``)."""
+        first = self.config.seed * 1_000_003 + self.state.steps * 10_007 + self.cfg.games
+        seeds = [first + g for g in range(self.cfg.policy_dagger_games)]
+        return [(evaluation, seeds[w::workers], settings) for w in range(workers)]
+
+    def _add_dagger(self, batches) -> None:
+        """The bare policy's positions (``play_dagger``) join the policy's own buffer, which keeps the newest
+        ``value.policy_replay`` (else ``value.replay``) of them, in whole batches, beside the self-play ones."""
+        self.dagger_buffer.extend((*b, np.zeros(len(b[0]), bool)) for b in batches if len(b[0]))
+        keep = self.cfg.policy_replay or self.cfg.replay
+        while len(self.dagger_buffer) > 1 and self._positions(self.dagger_buffer[1:]) >= keep:
+            self.dagger_buffer.pop(0)
+
     @staticmethod
     def _positions(batches) -> int:
         return sum(len(b[0]) for b in batches)
@@ -379,15 +458,17 @@ class SearchBootstrapTrainer(RunTrainer):
 
     def _fit(self) -> dict[str, float]:
         cfg = self.cfg
-        obs = np.concatenate([b[0] for b in self.buffer])
-        search_values = np.concatenate([b[1] for b in self.buffer])
-        moves = np.concatenate([b[2] for b in self.buffer])
-        results = np.concatenate([b[3] for b in self.buffer])
-        own = np.concatenate([b[4] for b in self.buffer])
-        legal = torch.from_numpy(np.concatenate([b[5] for b in self.buffer]))
-        feature_rows = np.concatenate([b[6] for b in self.buffer])
-        soft = [b[7] for b in self.buffer]
-        held_out = np.concatenate([b[8] for b in self.buffer])
+        batches = self.buffer + self.dagger_buffer  # the bare policy's positions last (the policy's alone)
+        self_play = self._positions(self.buffer)
+        obs = np.concatenate([b[0] for b in batches])
+        search_values = np.concatenate([b[1] for b in batches])
+        moves = np.concatenate([b[2] for b in batches])
+        results = np.concatenate([b[3] for b in batches])
+        own = np.concatenate([b[4] for b in batches])
+        legal = torch.from_numpy(np.concatenate([b[5] for b in batches]))
+        feature_rows = np.concatenate([b[6] for b in batches])
+        soft = [b[7] for b in batches]
+        held_out = np.concatenate([b[8] for b in batches])
         target = (1.0 - cfg.outcome_weight) * search_values + cfg.outcome_weight * results
         target = target - np.tanh(self.score_scale * own)  # the network's share (0 without a blend)
         x = torch.from_numpy(network_input(self.spec, self.features, obs, feature_rows))
@@ -398,13 +479,14 @@ class SearchBootstrapTrainer(RunTrainer):
         rng = np.random.default_rng(self.config.seed + self.state.steps)
         # the value head fits the newest value.replay positions, the policy head value.policy_replay (its
         # teacher's moves do not age); rows before value_start are the policy's alone (none by default)
-        value_start = len(obs) - self._newest(cfg.replay)
-        policy_start = len(obs) - self._newest(cfg.policy_replay or cfg.replay)
-        fitted = np.flatnonzero(~held_out[value_start:]) + value_start
-        policy_fitted = np.flatnonzero(~held_out[policy_start:]) + policy_start
+        value_start = self_play - self._newest(cfg.replay)
+        policy_start = self_play - self._newest(cfg.policy_replay or cfg.replay)
+        fitted = np.flatnonzero(~held_out[value_start:self_play]) + value_start
+        policy_fitted = np.flatnonzero(~held_out[policy_start:]) + policy_start  # with the bare policy's positions
         losses = {"value": [], "policy": []}
         policy_epochs = cfg.policy_epochs or cfg.epochs  # the heads are separate networks: each its own passes
-        policy_rng = rng if policy_start == value_start else np.random.default_rng([self.config.seed, self.state.steps, 1])
+        own_order = policy_start != value_start or len(obs) > self_play
+        policy_rng = np.random.default_rng([self.config.seed, self.state.steps, 1]) if own_order else rng
         for epoch in range(max(cfg.epochs, policy_epochs)):
             order = torch.from_numpy(rng.permutation(fitted))
             policy_order = order if policy_rng is rng else torch.from_numpy(policy_rng.permutation(policy_fitted))
@@ -426,8 +508,8 @@ class SearchBootstrapTrainer(RunTrainer):
                 self.optimizer.zero_grad()
                 loss.backward()
                 self.optimizer.step()  # Adam skips the head without a gradient
-        if self.score_scale > 0 and held_out[value_start:].any():
-            value_held_out = np.flatnonzero(held_out[value_start:]) + value_start
+        if self.score_scale > 0 and held_out[value_start:self_play].any():
+            value_held_out = np.flatnonzero(held_out[value_start:self_play]) + value_start
             self.value_gain = self._gain(x[value_held_out], y[value_held_out])
         self._average_policy()
         return {head: float(np.mean(values)) if values else 0.0 for head, values in losses.items()}
