@@ -499,7 +499,7 @@ def _lifted_card(state, lift, cards, in_register, j):
     return _card(state, lift, j)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always")  # one call site, in _play
 def _sow(state, params, pile, mover):
     """Lift ``pile`` and sow it, with further laps after captures. True if anything was taken."""
     T = params[P_T]
