@@ -421,3 +421,32 @@ def test_shuffle_deck_is_numpys_shuffle():
             rng_numpy.shuffle(numpys)
             assert (ours == numpys).all()
             assert rng_ours.integers(2**40) == rng_numpy.integers(2**40)  # the generator goes on alike
+
+
+@pytest.mark.parametrize("bottom_up", [False, True])
+@pytest.mark.parametrize("height", [64, 65, 100])
+def test_a_pile_of_more_than_64_cards_is_sown_like_any_other(height, bottom_up):
+    """The kernel holds a lifted pile of up to 64 cards in a register and a taller one in the
+    state's lift buffer (the origin receives cards during the lap): both agree with the
+    reference, on a ring of three piles where the tall pile laps it many times."""
+    from reference.rondell_ref import RondellReference
+
+    game = mancala_envs.make_game("rondell-expert-v0", bottom_up=bottom_up)
+    o = game.options
+    cards = ["R"] * 2 * o["red_pairs"] + ["B"] * 2 * o["blue_pairs"]
+    np.random.default_rng(height).shuffle(cards)
+    piles = [""] * o["piles"]
+    rest = (len(cards) - height) // 2
+    piles[0], piles[5], piles[11] = (
+        "".join(cards[:height]), "".join(cards[height : height + rest]), "".join(cards[height + rest :])
+    )
+    payload = {"piles": piles, "to_move": 0, "phase": "move", "reserved": None, "pairs": [[0, 0], [0, 0]],
+               "plies": 0, "last_mover": None}
+    state = game.state_from_json(payload)
+    ref = RondellReference(game.options)
+    rstate = ref.from_json(payload)
+    assert state.legal_actions() == [0, 5, 11]
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply(action)
+        assert child.to_json() == ref.to_json(ref.apply(rstate, action)), action

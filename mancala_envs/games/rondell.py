@@ -208,14 +208,15 @@ from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
     NOT_A_CHECKPOINT,
-    fields_hash,
     rep_actions,
     rep_block_size,
     rep_clear,
     rep_count,
+    fibonacci_key,
     rep_push,
     record_ply,
     replay_checked,
+    unsigned_index,
 )
 
 # -- parameter vector: the options of PARAM_OPTIONS (Option.encode), then derived values ----
@@ -281,35 +282,34 @@ def _int32(value):
     return ((value + _SIGN) & _WORD) - _SIGN
 
 
+_u = unsigned_index  # every index into the state below is >= 0; unsigned, numba does not wrap it
+
+
 @njit(cache=True, inline="always")
 def _card(state, base, j):
     """Card ``j`` (0 = bottom) of the pile whose words start at ``base``: 1 blue, 0 red."""
-    return (state[base + (j >> 5)] >> (j & 31)) & 1
+    return (state[_u(base + (j >> 5))] >> (j & 31)) & 1
 
 
 @njit(cache=True, inline="always")
 def _put_card(state, base, j, blue):
     """Put card ``j`` (``blue``: 1 or 0) on the pile whose words start at ``base``; bit ``j`` is 0 before."""
-    w = base + (j >> 5)
+    w = _u(base + (j >> 5))
     state[w] = _int32(np.int64(state[w]) | (np.int64(blue) << (j & 31)))
 
 
 @njit(cache=True, inline="always")
 def _take_card(state, base, j):
     """Clear bit ``j`` of the pile whose words start at ``base``."""
-    w = base + (j >> 5)
+    w = _u(base + (j >> 5))
     state[w] = _int32(np.int64(state[w]) & ~(np.int64(1) << (j & 31)))
-
-
-_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
-_U33 = np.uint64(33)
 
 
 @njit(cache=True, inline="always")
 def _card_key(index, blue):
     """The 31-bit Zobrist key of a card of colour ``blue`` (0 red, 1 blue) at ``index`` (pile * T
-    + height): one multiply by the golden ratio's 64-bit fraction, the top 31 bits kept."""
-    return np.int32((np.uint64(2 * index + blue + 1) * _FIBONACCI) >> _U33)
+    + height): one multiply (``core.repetition.fibonacci_key``)."""
+    return fibonacci_key(2 * index + blue)
 
 
 @njit(cache=True, inline="always")
@@ -344,20 +344,32 @@ def _has_move(state, params, player, reserved):
         half = P // 2
         start = player * half
         for k in range(half):
-            if state[oh + start + k] >= 2:
+            if state[_u(oh + start + k)] >= 2:
                 return True
         return False
     for i in range(P):
-        if state[oh + i] >= 2 and i != reserved:
+        if state[_u(oh + i)] >= 2 and i != reserved:
             return True
     return False
+
+
+@njit(cache=True, inline="always")
+def _fields_key(state, params):
+    """The position fields' share of the hash: one key for the player to move, the phase and
+    the reservation together (keyed past the cards' keys), so one multiply."""
+    head = params[P_O_HEAD]
+    code = (
+        state[_u(head + H_TO_MOVE)]
+        + 2 * state[_u(head + H_PHASE)]
+        + 4 * (state[_u(head + H_RESERVED)] + 1)
+    )
+    return _card_key(params[P_PILES] * params[P_T] + code, 0)
 
 
 @njit(cache=True)
 def _position_hash(state, params):
     """The position's hash: the piles' share, kept in the header, and the position fields."""
-    head = params[P_O_HEAD]
-    return state[head + H_HASH] ^ fields_hash(state, params[P_PILES], params[P_T], head, POSITION_FIELDS)
+    return state[_u(params[P_O_HEAD] + H_HASH)] ^ _fields_key(state, params)
 
 
 @njit(cache=True)
@@ -369,15 +381,14 @@ def _piles_hash(state, params):
     oh = params[P_O_H]
     h = np.int32(0)
     for i in range(params[P_PILES]):
-        h ^= _cards_hash(state, i * W, i * T, state[oh + i])
+        h ^= _cards_hash(state, i * W, i * T, state[_u(oh + i)])
     return h
 
 
 @njit(cache=True)
 def _hash_from_scratch(state, params):
     """The whole position hash computed from the board (what ``_position_hash`` keeps move by move)."""
-    head = params[P_O_HEAD]
-    return _piles_hash(state, params) ^ fields_hash(state, params[P_PILES], params[P_T], head, POSITION_FIELDS)
+    return _piles_hash(state, params) ^ _fields_key(state, params)
 
 
 @njit(cache=True)
@@ -390,10 +401,10 @@ def _reset_hash(state, params):
     shares = params[P_O_SHARES]
     h = np.int32(0)
     for i in range(params[P_PILES]):
-        share = _cards_hash(state, i * W, i * T, state[oh + i])
-        state[shares + i] = share
+        share = _cards_hash(state, i * W, i * T, state[_u(oh + i)])
+        state[_u(shares + i)] = share
         h ^= share
-    state[params[P_O_HEAD] + H_HASH] = h
+    state[_u(params[P_O_HEAD] + H_HASH)] = h
 
 
 @njit(cache=True)
@@ -401,15 +412,15 @@ def _new_stretch(state, params):
     """Snapshot the current position and restart the record with it as entry 0."""
     head = params[P_O_HEAD]
     snap = params[P_O_SNAP]
-    for i in range(_board_words(params)):  # the pile words and heights: one fixed-size copy
-        state[snap + i] = state[i]
-    fields_at = snap + _board_words(params)
+    board = _board_words(params)
+    for i in range(board):  # the pile words and heights: one fixed-size copy
+        state[_u(snap + i)] = state[_u(i)]
     for n, f in enumerate(POSITION_FIELDS):
-        state[fields_at + n] = state[head + f]
+        state[_u(snap + board + n)] = state[_u(head + f)]
     rep = params[P_O_REP]
     cap = params[P_CAP]
     rep_clear(state, rep, cap)
-    h = _position_hash(state, params) if state[head + H_PHASE] == PHASE_MOVE else NOT_A_CHECKPOINT
+    h = _position_hash(state, params) if state[_u(head + H_PHASE)] == PHASE_MOVE else NOT_A_CHECKPOINT
     rep_push(state, rep, cap, h, -1)
 
 
@@ -423,21 +434,21 @@ def _rebuild_links(state, params):
     last = -1
     count = 0
     for i in range(P):
-        if state[oh + i] > 0:
+        if state[_u(oh + i)] > 0:
             if first < 0:
                 first = i
             else:
-                state[on + last] = i
-                state[op + i] = last
+                state[_u(on + last)] = i
+                state[_u(op + i)] = last
             last = i
             count += 1
         else:
-            state[on + i] = -1
-            state[op + i] = -1
+            state[_u(on + i)] = -1
+            state[_u(op + i)] = -1
     if first >= 0:
-        state[on + last] = first
-        state[op + first] = last
-    state[params[P_O_HEAD] + H_PILES_LEFT] = count
+        state[_u(on + last)] = first
+        state[_u(op + first)] = last
+    state[_u(params[P_O_HEAD] + H_PILES_LEFT)] = count
 
 
 @njit(cache=True)
@@ -445,12 +456,12 @@ def _load_snapshot(state, params):
     """Put the snapshot position on the board (used to replay the record)."""
     head = params[P_O_HEAD]
     snap = params[P_O_SNAP]
-    for i in range(_board_words(params)):
-        state[i] = state[snap + i]
-    fields_at = snap + _board_words(params)
+    board = _board_words(params)
+    for i in range(board):
+        state[_u(i)] = state[_u(snap + i)]
     for n, f in enumerate(POSITION_FIELDS):
-        state[head + f] = state[fields_at + n]
-    state[head + H_DONE] = 0
+        state[_u(head + f)] = state[_u(snap + board + n)]
+    state[_u(head + H_DONE)] = 0
     _rebuild_links(state, params)
     _reset_hash(state, params)
 
@@ -459,16 +470,28 @@ def _load_snapshot(state, params):
 def _same_position(a, b, params):
     """Whether ``a`` and ``b`` hold the same piles (words and heights) and position fields."""
     for i in range(_board_words(params)):
-        if a[i] != b[i]:
+        if a[_u(i)] != b[_u(i)]:
             return False
     head = params[P_O_HEAD]
     for f in POSITION_FIELDS:
-        if a[head + f] != b[head + f]:
+        if a[_u(head + f)] != b[_u(head + f)]:
             return False
     return True
 
 
-@njit(cache=True)
+_LOW_WORD = np.uint64(0xFFFFFFFF)
+_WORD_BITS = np.uint64(32)
+
+
+@njit(cache=True, inline="always")
+def _lifted_card(state, lift, cards, in_register, j):
+    """Card ``j`` of the lifted pile: from the register ``cards`` or from the lift buffer."""
+    if in_register:
+        return np.int64((cards >> np.uint64(j)) & np.uint64(1))
+    return _card(state, lift, j)
+
+
+@njit(cache=True, inline="always")  # one call site, in _play
 def _sow(state, params, pile, mover):
     """Lift ``pile`` and sow it, with further laps after captures. True if anything was taken."""
     T = params[P_T]
@@ -482,63 +505,82 @@ def _sow(state, params, pile, mover):
     bottom_up = params[P_BOTTOM_UP] != 0
     captured = False
     # the lifted pile's share is XOR-ed out, every card put down XOR-ed in (and into its pile's share)
-    h = state[head + H_HASH]
+    h = state[_u(head + H_HASH)]
     p = pile
     while True:
-        n = state[oh + p]
+        n = state[_u(oh + p)]  # 2 or more
         base = p * W
         used = (n + 31) >> 5
-        # The lifted cards move to the lift buffer: the origin receives cards during the lap
-        # (one per lap of the ring) into bits not yet read.
-        for w in range(used):
-            state[lift + w] = state[base + w]
-            state[base + w] = 0
-        h ^= state[shares + p]
-        state[shares + p] = 0
-        state[oh + p] = 0
+        # The lifted cards leave the pile's words first: the origin receives cards during the
+        # lap (one per lap of the ring) into bits not yet read. Up to 64 cards (every pile of
+        # the beginner deck) are held in a register, more in the lift buffer.
+        in_register = n <= 64
+        cards = np.uint64(0)
+        if in_register:
+            cards = np.uint64(state[_u(base)]) & _LOW_WORD
+            if used == 2:
+                cards |= (np.uint64(state[_u(base + 1)]) & _LOW_WORD) << _WORD_BITS
+                state[_u(base + 1)] = 0
+            state[_u(base)] = 0
+        else:
+            for w in range(used):
+                state[_u(lift + w)] = state[_u(base + w)]
+                state[_u(base + w)] = 0
+        h ^= state[_u(shares + p)]
+        state[_u(shares + p)] = 0
+        state[_u(oh + p)] = 0
+        # every card but the last: the first on the origin, the next on the next pile, ...
+        j = 0 if bottom_up else n - 1  # the lifted card sown next
+        step = 1 if bottom_up else -1
         pos = p
-        bit = 0
-        top_before = -1  # the landing pile's top card before the last card: 0 red, 1 blue, -1 none
-        for k in range(n):
-            bit = _card(state, lift, k if bottom_up else n - 1 - k)
-            if k > 0:
-                pos = state[on + pos]
-            hp = state[oh + pos]
-            if k == n - 1 and hp > 0:
-                top_before = _card(state, pos * W, hp - 1)
+        for _ in range(n - 1):
+            bit = _lifted_card(state, lift, cards, in_register, j)
+            j += step
+            hp = state[_u(oh + pos)]
             _put_card(state, pos * W, hp, bit)
-            state[oh + pos] = hp + 1
+            state[_u(oh + pos)] = hp + 1
             key = _card_key(pos * T + hp, bit)
-            state[shares + pos] ^= key
+            state[_u(shares + pos)] ^= key
             h ^= key
-        for w in range(used):
-            state[lift + w] = 0
-        if top_before != bit:
+            pos = state[_u(on + pos)]
+        # the last card, compared with the landing pile's top card before it
+        bit = _lifted_card(state, lift, cards, in_register, j)
+        hp = state[_u(oh + pos)]
+        same = hp > 0 and _card(state, pos * W, hp - 1) == bit
+        _put_card(state, pos * W, hp, bit)
+        state[_u(oh + pos)] = hp + 1
+        key = _card_key(pos * T + hp, bit)
+        state[_u(shares + pos)] ^= key
+        h ^= key
+        if not in_register:
+            for w in range(used):
+                state[_u(lift + w)] = 0
+        if not same:
             break
-        # capture the pair
-        hq = state[oh + pos] - 2
-        key = _card_key(pos * T + hq, bit) ^ _card_key(pos * T + hq + 1, bit)  # both of its colour
-        state[shares + pos] ^= key
+        # capture the pair: the top card and the last card, both of its colour
+        hq = hp - 1
+        key = _card_key(pos * T + hq, bit) ^ key
+        state[_u(shares + pos)] ^= key
         h ^= key
         if bit:
             _take_card(state, pos * W, hq)
-            _take_card(state, pos * W, hq + 1)
-        state[oh + pos] = hq
-        state[head + H_PAIRS + 2 * mover + bit] += 1
+            _take_card(state, pos * W, hp)
+        state[_u(oh + pos)] = hq
+        state[_u(head + H_PAIRS + 2 * mover + bit)] += 1
         captured = True
         if hq == 0:  # the pile leaves the ring
-            nx = state[on + pos]
-            pv = state[op + pos]
-            state[on + pv] = nx
-            state[op + nx] = pv
-            state[on + pos] = -1
-            state[op + pos] = -1
-            state[head + H_PILES_LEFT] -= 1
+            nx = state[_u(on + pos)]
+            pv = state[_u(op + pos)]
+            state[_u(on + pv)] = nx
+            state[_u(op + nx)] = pv
+            state[_u(on + pos)] = -1
+            state[_u(op + pos)] = -1
+            state[_u(head + H_PILES_LEFT)] -= 1
             break
         if hq < 2:
             break
         p = pos
-    state[head + H_HASH] = h
+    state[_u(head + H_HASH)] = h
     return captured
 
 
@@ -548,48 +590,48 @@ def _play(state, params, action):
     P = params[P_PILES]
     oh = params[P_O_H]
     head = params[P_O_HEAD]
-    mover = state[head + H_TO_MOVE]
-    state[head + H_PLIES] += 1
-    state[head + H_LAST_MOVER] = mover
+    mover = state[_u(head + H_TO_MOVE)]
+    state[_u(head + H_PLIES)] += 1
+    state[_u(head + H_LAST_MOVER)] = mover
     captured = False
-    if state[head + H_PHASE] == PHASE_RESERVE:
+    if state[_u(head + H_PHASE)] == PHASE_RESERVE:
         reserved = action if action < P else -1
-        state[head + H_RESERVED] = reserved
-        state[head + H_PHASE] = PHASE_MOVE
+        state[_u(head + H_RESERVED)] = reserved
+        state[_u(head + H_PHASE)] = PHASE_MOVE
         nxt = 1 - mover
-        state[head + H_TO_MOVE] = nxt
+        state[_u(head + H_TO_MOVE)] = nxt
         if not _has_move(state, params, nxt, reserved):
-            state[head + H_DONE] = 1
-            state[head + H_END] = END_NO_MOVE
-            state[head + H_TAKER] = mover
+            state[_u(head + H_DONE)] = 1
+            state[_u(head + H_END)] = END_NO_MOVE
+            state[_u(head + H_TAKER)] = mover
         return False
     pile = (action + _rotation(params, mover)) % P if params[P_PARTIAL] else action
-    state[head + H_RESERVED] = -1
+    state[_u(head + H_RESERVED)] = -1
     captured = _sow(state, params, pile, mover)
     nxt = 1 - mover
     if params[P_RESERVATION]:
         any_pile = False
         for i in range(P):
-            if state[oh + i] >= 2:
+            if state[_u(oh + i)] >= 2:
                 any_pile = True
                 break
         if any_pile:
-            state[head + H_PHASE] = PHASE_RESERVE
+            state[_u(head + H_PHASE)] = PHASE_RESERVE
             return captured
-        state[head + H_TO_MOVE] = nxt
-        state[head + H_DONE] = 1
-        state[head + H_END] = END_NO_MOVE
-        state[head + H_TAKER] = mover
+        state[_u(head + H_TO_MOVE)] = nxt
+        state[_u(head + H_DONE)] = 1
+        state[_u(head + H_END)] = END_NO_MOVE
+        state[_u(head + H_TAKER)] = mover
         return captured
     if _has_move(state, params, nxt, -1):
-        state[head + H_TO_MOVE] = nxt
+        state[_u(head + H_TO_MOVE)] = nxt
     elif params[P_PARTIAL] and _has_move(state, params, mover, -1):
-        state[head + H_TO_MOVE] = mover  # the opponent passes
+        state[_u(head + H_TO_MOVE)] = mover  # the opponent passes
     else:
-        state[head + H_TO_MOVE] = nxt
-        state[head + H_DONE] = 1
-        state[head + H_END] = END_NO_MOVE
-        state[head + H_TAKER] = mover
+        state[_u(head + H_TO_MOVE)] = nxt
+        state[_u(head + H_DONE)] = 1
+        state[_u(head + H_END)] = END_NO_MOVE
+        state[_u(head + H_TAKER)] = mover
     return captured
 
 
@@ -600,14 +642,14 @@ def _record(state, params, action, captured):
     if captured:
         _new_stretch(state, params)
         return
-    checkpoint = state[head + H_PHASE] == PHASE_MOVE
+    checkpoint = state[_u(head + H_PHASE)] == PHASE_MOVE
     h = _position_hash(state, params) if checkpoint else NOT_A_CHECKPOINT
-    look = checkpoint and not state[head + H_DONE]
+    look = checkpoint and not state[_u(head + H_DONE)]
     rep = params[P_O_REP]
     if record_ply(state, params, rep, params[P_CAP], action, h, look, _new_stretch, _load_snapshot, _play, _same_position):
-        state[head + H_DONE] = 1
-        state[head + H_END] = END_REPETITION
-        state[head + H_TAKER] = 1 - state[head + H_LAST_MOVER]
+        state[_u(head + H_DONE)] = 1
+        state[_u(head + H_END)] = END_REPETITION
+        state[_u(head + H_TAKER)] = 1 - state[_u(head + H_LAST_MOVER)]
 
 
 # -- kernel ---------------------------------------------------------------------------------
@@ -626,12 +668,12 @@ def init(state, params, rng):
     W = params[P_W]
     pile = 0  # card k goes to pile k mod P (counted, not divided: P is not a constant)
     for k in range(T):
-        _put_card(state, pile * W, state[oh + pile], deck[k] - RED)
-        state[oh + pile] += 1
+        _put_card(state, pile * W, state[_u(oh + pile)], deck[k] - RED)
+        state[_u(oh + pile)] += 1
         pile = pile + 1 if pile < P - 1 else 0
-    state[head + H_RESERVED] = -1
-    state[head + H_TAKER] = -1
-    state[head + H_LAST_MOVER] = -1
+    state[_u(head + H_RESERVED)] = -1
+    state[_u(head + H_TAKER)] = -1
+    state[_u(head + H_LAST_MOVER)] = -1
     _rebuild_links(state, params)
     _reset_hash(state, params)
     _new_stretch(state, params)
@@ -642,30 +684,30 @@ def legal_mask(state, params, mask):
     P = params[P_PILES]
     oh = params[P_O_H]
     head = params[P_O_HEAD]
-    if state[head + H_DONE]:
+    if state[_u(head + H_DONE)]:
         mask[:] = 0
         return 0
     count = 0
-    if state[head + H_PHASE] == PHASE_RESERVE:
+    if state[_u(head + H_PHASE)] == PHASE_RESERVE:
         for i in range(P):
-            ok = 1 if state[oh + i] >= 2 else 0
+            ok = 1 if state[_u(oh + i)] >= 2 else 0
             mask[i] = ok
             count += ok
         mask[P] = 1
         return count + 1
     if params[P_PARTIAL]:
         half = P // 2
-        rot = state[head + H_TO_MOVE] * half
+        rot = state[_u(head + H_TO_MOVE)] * half
         for a in range(P):
             ok = 0
-            if a < half and state[oh + (a + rot) % P] >= 2:
+            if a < half and state[_u(oh + (a + rot) % P)] >= 2:
                 ok = 1
             mask[a] = ok
             count += ok
         return count
-    reserved = state[head + H_RESERVED]
+    reserved = state[_u(head + H_RESERVED)]
     for i in range(P):
-        ok = 1 if state[oh + i] >= 2 and i != reserved else 0
+        ok = 1 if state[_u(oh + i)] >= 2 and i != reserved else 0
         mask[i] = ok
         count += ok
     for a in range(P, mask.shape[0]):
@@ -682,9 +724,9 @@ def apply(state, params, action):
 @njit(cache=True)
 def current_player(state, params):
     head = params[P_O_HEAD]
-    if state[head + H_DONE]:
+    if state[_u(head + H_DONE)]:
         return -1
-    return state[head + H_TO_MOVE]
+    return state[_u(head + H_TO_MOVE)]
 
 
 @njit(cache=True)
@@ -693,7 +735,7 @@ def _board_points(state, params):
     oh = params[P_O_H]
     points = 0  # a red card 1, a blue card 2: every card 1, plus one per blue bit
     for i in range(P):
-        points += state[oh + i]
+        points += state[_u(oh + i)]
     for w in range(P * params[P_W]):
         points += _bit_count(state[w])
     return points // 2
@@ -713,9 +755,9 @@ def _bit_count(word):
 def scores(state, params, out):
     head = params[P_O_HEAD]
     for p in range(2):
-        out[p] = state[head + H_PAIRS + 2 * p] + 2 * state[head + H_PAIRS + 2 * p + 1]
-    taker = state[head + H_TAKER]
-    if state[head + H_DONE] and taker >= 0:
+        out[p] = state[_u(head + H_PAIRS + 2 * p)] + 2 * state[_u(head + H_PAIRS + 2 * p + 1)]
+    taker = state[_u(head + H_TAKER)]
+    if state[_u(head + H_DONE)] and taker >= 0:
         out[taker] += _board_points(state, params)
 
 
@@ -723,7 +765,7 @@ def scores(state, params, out):
 def returns(state, params, out):
     out[0] = 0.0
     out[1] = 0.0
-    if state[params[P_O_HEAD] + H_DONE]:
+    if state[_u(params[P_O_HEAD] + H_DONE)]:
         scores(state, params, out)  # the points, then the result they give
         set_returns(out[0] - out[1], out)
 
@@ -738,7 +780,7 @@ def observe(state, params, player, out):
     W = params[P_W]
     for v in range(P):
         i = (v + rot) % P
-        n = state[oh + i]
+        n = state[_u(oh + i)]
         base = i * W
         obase = v * T
         for k in range(n):
@@ -747,17 +789,17 @@ def observe(state, params, player, out):
             out[obase + k] = 0.0
         out[P * T + v] = n
     b = P * T + P
-    out[b] = state[head + H_PILES_LEFT]
+    out[b] = state[_u(head + H_PILES_LEFT)]
     s = np.zeros(2, np.float64)
     scores(state, params, s)
     out[b + 1] = s[player]
     out[b + 2] = s[1 - player]
-    done = state[head + H_DONE] != 0
-    out[b + 3] = 1.0 if (not done and state[head + H_TO_MOVE] == player) else 0.0
+    done = state[_u(head + H_DONE)] != 0
+    out[b + 3] = 1.0 if (not done and state[_u(head + H_TO_MOVE)] == player) else 0.0
     b += 4
     if params[P_RESERVATION]:
-        out[b] = 1.0 if (not done and state[head + H_PHASE] == PHASE_RESERVE) else 0.0
-        reserved = state[head + H_RESERVED]
+        out[b] = 1.0 if (not done and state[_u(head + H_PHASE)] == PHASE_RESERVE) else 0.0
+        reserved = state[_u(head + H_RESERVED)]
         for v in range(P):
             out[b + 1 + v] = 1.0 if (v + rot) % P == reserved else 0.0
         b += P + 1
@@ -770,7 +812,7 @@ def observe(state, params, player, out):
 
 @njit(cache=True)
 def plies(state, params):
-    return state[params[P_O_HEAD] + H_PLIES]
+    return state[_u(params[P_O_HEAD] + H_PLIES)]
 
 
 KERNEL = Kernel(init, legal_mask, apply, current_player, scores, returns, observe, plies)
