@@ -167,6 +167,24 @@ def test_thread_chooser_takes_the_faster_step_and_backs_off_while_serial_wins():
     assert chooser.current and chooser.gap == 10 and chooser.next_choice()
 
 
+def test_thread_chooser_leaves_a_parallel_step_that_turns_slow_at_once():
+    chooser = ThreadChooser(every=100, trials=2)
+    for _ in range(4):  # a probe won by the parallel step (a quiet moment)
+        parallel = chooser.next_choice()
+        chooser.record(parallel, 0.0005 if parallel else 0.001)
+    assert chooser.current and chooser.serial_median == 0.001
+    for _ in range(10):  # parallel steps at their probed speed: kept
+        assert chooser.next_choice()
+        chooser.record(True, 0.0005)
+    chooser.record(True, 0.020)  # the busy core is back: one step 20x the serial median
+    assert not chooser.current and not chooser.next_choice()  # serial from the next step on
+    # the next probe waits until that step's 19 ms over the serial one are 5% of the time
+    assert chooser.until_probe == math.ceil(0.019 / (ThreadChooser.PROBE_SHARE * 0.001)) == 380
+    always = ThreadChooser.always(True)  # a forced mode never switches
+    always.record(True, 1.0)
+    assert always.next_choice()
+
+
 def test_thread_chooser_wants_a_clear_parallel_win():
     chooser = ThreadChooser(every=10, trials=2)
     for _ in range(4):  # parallel 0.9x the serial time: not worth the risk of waiting for a core
