@@ -363,8 +363,8 @@ BATCH_SIZE = 1024
 
 def _batch_runner(env_id: str, batch_size: int, threads: str = "chosen", specialise: bool = False):
     """A ``BatchEnv`` playing at random, ready to time: (``run_for(budget)`` -> (steps, games
-    started, seconds), first-call seconds). Its steps run on every thread numba has: the caller
-    sets ``numba.set_num_threads`` (``bench_batch`` does)."""
+    started, seconds), first-call seconds, the ``BatchEnv``). Its steps run on every thread numba
+    has: the caller sets ``numba.set_num_threads`` (``bench_batch`` does)."""
     from mancala_envs.vector import BatchEnv, ThreadChooser
 
     start = time.perf_counter()
@@ -386,7 +386,12 @@ def _batch_runner(env_id: str, batch_size: int, threads: str = "chosen", special
             elapsed = time.perf_counter() - t0
         return steps, int(batch.episodes.sum()), elapsed
 
-    return run_for, compile_seconds
+    return run_for, compile_seconds, batch
+
+
+def _parallel_share(batch) -> float | None:
+    """The share of ``batch``'s steps so far that ran in parallel (None without a chooser)."""
+    return batch.threads.parallel_share() if batch.threads is not None else None
 
 
 def bench_batch(env_id: str, repeats: int, seconds: float, batch_size: int = BATCH_SIZE,
@@ -401,12 +406,13 @@ def bench_batch(env_id: str, repeats: int, seconds: float, batch_size: int = BAT
 
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     try:
-        run_for, compile_seconds = _batch_runner(env_id, batch_size, threads, specialise)
+        run_for, compile_seconds, batch = _batch_runner(env_id, batch_size, threads, specialise)
         rates, steps, games, spent = _repeat_loop(run_for, repeats, seconds)
     finally:
         numba.set_num_threads(1)
     return _summary(rates, "steps/s", batch_size=batch_size, threads=numba.config.NUMBA_NUM_THREADS,
-                    step_mode=threads, specialise=specialise, steps=steps, seconds=spent, first_call_seconds=compile_seconds)
+                    step_mode=threads, specialise=specialise, steps=steps, seconds=spent, first_call_seconds=compile_seconds,
+                    parallel_share=_parallel_share(batch))
 
 
 def _interleaved_rates(runners: dict[str, Callable[[float], tuple[int, int, float]]], rounds: int,
@@ -455,11 +461,22 @@ def bench_batch_vs_openspiel(rounds: int, seconds: float, batch_size: int = BATC
     load_before = os.getloadavg()
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     try:
-        batch_run, _ = _batch_runner(KERNEL_ID, batch_size, "chosen", specialise=True)
+        timed_run, _, batch = _batch_runner(KERNEL_ID, batch_size, "chosen", specialise=True)
+        shares: list[float | None] = []
+
+        def batch_run(budget: float):  # also notes the round's share of parallel steps
+            before = dict(batch.threads.steps_run) if batch.threads is not None else None
+            counts = timed_run(budget)
+            if before is not None:
+                run = {mode: batch.threads.steps_run[mode] - before[mode] for mode in (False, True)}
+                shares.append(run[True] / max(run[False] + run[True], 1))
+            return counts
+
         rates = _interleaved_rates({"openspiel": openspiel_run, "batch": batch_run}, rounds, seconds)
     finally:
         numba.set_num_threads(1)
     return {
+        "parallel_share_by_round": shares[-rounds:],  # the warm-up's is dropped
         **_rounds_ratio(rates["batch"], rates["openspiel"]),
         "openspiel": _summary(rates["openspiel"], "moves/s"),
         "batch": _summary(rates["batch"], "steps/s", batch_size=batch_size, specialise=True, step_mode="chosen"),
@@ -1107,6 +1124,9 @@ def render(report: dict[str, Any]) -> str:
     if rounds.get("status") == "ok":
         row("(g) interleaved rounds: OpenSpiel lean loop", rounds["openspiel"])
         row("    BatchEnv specialise=True, threads chosen", rounds["batch"])
+        shares = rounds.get("parallel_share_by_round") or []
+        if shares:
+            lines.append("    share of its steps run in parallel, by round: " + " ".join(f"{x:.2f}" for x in shares))
     for env_id, fig in f.get("batch_by_id", {}).items():
         row(f"(g) BatchEnv random play, {env_id}", fig)
     for envs, fig in f.get("ppo_selfplay_by_envs", {"?": f["ppo_selfplay"]}).items():

@@ -161,6 +161,9 @@ class ThreadChooser:
         self.probing = 0  # steps of the current probe done
         self.timings: dict[bool, list[float]] = {False: [], True: []}
         self.serial_median = 0.0  # the last probe's serial median (0: none yet)
+        # steps run serial and parallel since it was made: what a benchmark reads to tell a slow
+        # parallel step from a chooser that ran serial
+        self.steps_run = {False: 0, True: 0}
 
     @classmethod
     def always(cls, parallel: bool) -> "ThreadChooser":
@@ -176,6 +179,7 @@ class ThreadChooser:
 
     def record(self, parallel: bool, seconds: float) -> None:
         """The step just run (parallel or not) took ``seconds``."""
+        self.steps_run[parallel] += 1
         if self.until_probe != 0:
             if parallel and self.serial_median > 0 and seconds > self.GIVE_UP * self.serial_median:
                 # the core the parallel step won with is busy again: back to serial, as a lost probe
@@ -195,6 +199,11 @@ class ThreadChooser:
             return
         serial_time, parallel_time = (sorted(t)[len(t) // 2] for t in (serial, self.timings[True]))
         self._conclude(parallel_time < self.MARGIN * serial_time)
+
+    def parallel_share(self) -> float | None:
+        """The share of the steps run so far that ran in parallel (None before the first)."""
+        total = self.steps_run[False] + self.steps_run[True]
+        return self.steps_run[True] / total if total else None
 
     def _conclude(self, parallel_wins: bool) -> None:
         """End the probe: use the winner until the next one, and set when that is."""

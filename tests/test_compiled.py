@@ -180,6 +180,9 @@ def test_thread_chooser_leaves_a_parallel_step_that_turns_slow_at_once():
     assert not chooser.current and not chooser.next_choice()  # serial from the next step on
     # the next probe waits until that step's 19 ms over the serial one are 5% of the time
     assert chooser.until_probe == math.ceil(0.019 / (ThreadChooser.PROBE_SHARE * 0.001)) == 380
+    # 2 serial and 13 parallel steps were recorded
+    assert chooser.steps_run == {False: 2, True: 13} and chooser.parallel_share() == 13 / 15
+    assert ThreadChooser().parallel_share() is None
     always = ThreadChooser.always(True)  # a forced mode never switches
     always.record(True, 1.0)
     assert always.next_choice()

@@ -357,6 +357,7 @@ def test_benchmark_smoke_run(tmp_path):
     assert rounds["status"] in ("ok", "not installed"), rounds
     if rounds["status"] == "ok":
         assert len(rounds["samples"]) == 1 and rounds["worst"] <= rounds["value"] <= rounds["best"]
+        assert rounds["parallel_share_by_round"] == []  # 64 games: the serial step only, no chooser
         assert report["ratios"]["batch_vs_openspiel_interleaved"] == rounds["value"]
     aec_rounds = figures["aec_vs_tictactoe_rounds"]  # the 3x AEC target's figure: interleaved rounds
     assert aec_rounds["status"] in ("ok", "not installed"), aec_rounds
