@@ -30,9 +30,11 @@ from mancala_envs.core.game import Game
 
 from .learned_eval import save_evaluation
 
+# in place: the opponent's forward pass runs several times per self-play step, on a few
+# dozen rows, where allocating each layer's output again costs as much as computing it
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "tanh": np.tanh,
-    "relu": lambda x: np.maximum(x, 0.0),
+    "tanh": lambda x: np.tanh(x, out=x),
+    "relu": lambda x: np.maximum(x, 0.0, out=x),
 }
 
 
@@ -49,7 +51,8 @@ class DenseStack:
         act = ACTIVATIONS[self.activation]
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):
-            x = x @ w + b
+            x = x @ w  # a new array: the in-place steps below never touch the caller's input
+            x += b
             if i < last:
                 x = act(x)
         return x

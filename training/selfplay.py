@@ -140,6 +140,7 @@ class SelfPlayVecEnv(VecEnv):
         super().__init__(num_envs, observation_space, action_space)
         self._seed = seed
         self._actions: np.ndarray | None = None
+        self._opponent_actions = np.zeros(num_envs, dtype=np.int64)  # reused by every round of opponent moves
         self._setup(seed)
 
     # -- episodes ---------------------------------------------------------------------------------
@@ -177,13 +178,15 @@ class SelfPlayVecEnv(VecEnv):
         result = self.batch.step(actions)
         self._collect(result, np.ones(n, dtype=bool), done, rewards, terminal_obs, infos)
         self._play_opponents(done, rewards, terminal_obs, infos)
-        for i in np.flatnonzero(done):
+        for i in done.nonzero()[0]:
             infos[i]["terminal_observation"] = terminal_obs[i]
         return self.batch.obs.copy(), rewards, done, infos
 
     def _collect(self, result, active, done, rewards, terminal_obs, infos) -> None:
         """Record the learner's outcome of every game that just ended; start its next episode."""
-        ended = np.flatnonzero(active & (result.terminated | result.truncated))
+        # ndarray.nonzero, not np.flatnonzero: this runs several times per step, and the
+        # wrapper's Python layers cost more than the test itself on 32 games
+        ended = (active & (result.terminated | result.truncated)).nonzero()[0]
         if ended.size == 0:
             return
         for i in ended:
@@ -234,19 +237,19 @@ class SelfPlayVecEnv(VecEnv):
         while True:
             opening = self.opening_left > 0
             waiting = (batch.players != self.seats) | opening
-            waiting_rows = np.flatnonzero(waiting)
+            waiting_rows = waiting.nonzero()[0]
             if waiting_rows.size == 0:
                 return
-            actions = np.zeros(self.num_envs, dtype=np.int64)
+            actions = self._opponent_actions  # only the waiting games' entries are read
             random_actions = None
             if opening.any():
                 random_actions = batch.sample_actions()
                 actions[opening] = random_actions[opening]
                 self.opening_left[opening] -= 1
-                waiting_rows = np.flatnonzero(waiting & ~opening)
+                waiting_rows = (waiting & ~opening).nonzero()[0]
             waiting_entries = self.assignment[waiting_rows]
             counts = np.bincount(waiting_entries, minlength=len(self.pool.entries))
-            for k in np.flatnonzero(counts):
+            for k in counts.nonzero()[0]:
                 rows = waiting_rows if counts[k] == waiting_rows.size else waiting_rows[waiting_entries == k]
                 opponent = self.pool.entries[k].opponent
                 if opponent == RANDOM:
@@ -254,7 +257,7 @@ class SelfPlayVecEnv(VecEnv):
                         random_actions = batch.sample_actions()
                     actions[rows] = random_actions[rows]
                 elif isinstance(opponent, PolicyOpponent):
-                    masks = batch.masks[rows].astype(bool)
+                    masks = batch.masks[rows].view(np.bool_)  # int8 0/1: the same bytes
                     actions[rows] = opponent(batch.obs[rows], masks, self.rng)
                 else:
                     for i in rows:
