@@ -407,7 +407,7 @@ def test_the_move_scorer_trains_and_policy_run_plays_what_torch_computes(tmp_pat
     trainer, scored = trained("scored", "value.policy_move_hidden=[6]")
     for (w, b), (w2, b2) in zip(base.value_layers, scored.value_layers, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
-    assert base.move_scorer is None and [w.shape for w, _ in scored.move_scorer] == [(17, 6), (6, 1)]
+    assert base.move_scorer is None and [w.shape for w, _ in scored.move_scorer] == [(21, 6), (6, 1)]
     with np.load(tmp_path / "base" / "evaluation.npz") as data:  # off: the file as before
         assert str(data["format"]) == "mancala-eval-1" and not any(k.startswith("move_scorer") for k in data.files)
     # the play-time pass (net_policy, what policy:RUN and MCTS's priors run) equals torch's on random positions
