@@ -268,7 +268,7 @@ def _features(game, features, positions):
 def _widdershins_reference(game, position):
     """Widdershins' move features computed in Python from the State API: every legal move and every
     reply played by ``State.apply`` (the kernel), the captures read from ``cards_in_play``."""
-    out = np.zeros(24 * 12 + 5)
+    out = np.zeros(24 * 15 + 6)
     me = position.current_player
     if me < 0:
         return out
@@ -290,8 +290,20 @@ def _widdershins_reference(game, position):
             gains.append(diff(after, who) - diff(null, who))
         return max(gains)
 
+    def line(state, plies):  # minimax over ``plies`` more plies: (result, score change) for ``me``
+        if state.is_terminal():
+            return (state.returns()[me], diff(state) - diff(position))
+        if plies == 0:
+            return (0, diff(state) - diff(position))
+        values = []
+        for b in state.legal_actions():
+            child = state.clone()
+            child.apply(int(b))
+            values.append(line(child, plies - 1))
+        return max(values) if state.current_player == me else min(values)
+
     before = game.cards_in_play(position)
-    gains, nets = [], []
+    gains, nets, lines = [], [], {}
     for a in position.legal_actions():
         if a >= 24:
             continue
@@ -299,7 +311,7 @@ def _widdershins_reference(game, position):
         child.apply(int(a))
         after = game.cards_in_play(child)
         captured, lost = before[1 - me] - after[1 - me], before[me] - after[me]
-        row = out[a * 12:(a + 1) * 12]
+        row = out[a * 15:(a + 1) * 15]
         gained = diff(child) - diff(position)
         row[:4] = [1, captured / 13, lost / 13, gained / 13]
         net = gained
@@ -317,13 +329,19 @@ def _widdershins_reference(game, position):
             row[11] = follow_up(child, me) / 13
             net -= best
         row[9] = net / 13
+        lines[a] = line(child, 2)
+        row[12:14] = [lines[a][1] / 13, lines[a][0]]
         gains.append(gained)
         nets.append(net)
     if gains:
-        out[-5:-3] = [max(gains) / 13, max(nets) / 13]
-    out[-3] = len(position.legal_actions()) / 12
-    out[-2] = diff(position) / 13
-    out[-1] = follow_up(position, 1 - me) / 13
+        best = max(lines.values())
+        out[-6:-4] = [max(gains) / 13, max(nets) / 13]
+        out[-1] = best[1] / 13
+        for a, value in lines.items():
+            out[a * 15 + 14] = value == best
+    out[-4] = len(position.legal_actions()) / 12
+    out[-3] = diff(position) / 13
+    out[-2] = follow_up(position, 1 - me) / 13
     return out
 
 
@@ -347,12 +365,14 @@ def test_widdershins_move_features_are_the_kernels_afterstates(env_id):
                 child = position.clone()
                 child.apply(int(a))
                 score_change = (child.scores()[me] - child.scores()[1 - me]) - (position.scores()[me] - position.scores()[1 - me])
-                assert row[a * 12 + 3] * 13 == pytest.approx(score_change)
+                assert row[a * 15 + 3] * 13 == pytest.approx(score_change)
                 if game.info(child).get("end") != "repetition":  # a repetition draw scores 0-0
-                    assert row[a * 12 + 3] == pytest.approx(row[a * 12 + 1] - row[a * 12 + 2])
+                    assert row[a * 15 + 3] == pytest.approx(row[a * 15 + 1] - row[a * 15 + 2])
                 moved += 1
     assert env_id != "widdershins-v0" or moved > 200
-    assert rows[:, 3:288:12].any() and rows[:, 6:288:12].any() and rows[:, 11:288:12].any()  # all occur
+    assert rows[:, 3:360:15].any() and rows[:, 6:360:15].any() and rows[:, 11:360:15].any()  # all occur
+    assert rows[:, 12:360:15].any() and rows[:, 14:360:15].any()
+    assert env_id != "widdershins-v0" or rows[:, 13:360:15].any()  # a line that ends the game
 
 
 @pytest.mark.parametrize("env_id", MOVE_FEATURE_IDS)
@@ -402,7 +422,7 @@ def test_an_evaluation_of_older_widdershins_features_is_refused(tmp_path):
     with np.load(path) as data:
         arrays = {k: data[k] for k in data.files if k != "features_version"}
     np.savez(path, **arrays)
-    with pytest.raises(EvalFileError, match="version 1 of widdershins's move features; this package computes version 2"):
+    with pytest.raises(EvalFileError, match="version 1 of widdershins's move features; this package computes version 3"):
         load_evaluation(tmp_path, game)
 
 
@@ -482,12 +502,12 @@ def test_a_move_scorer_comes_with_its_own_file_format(tmp_path):
     value = [(np.zeros((width, 1)), np.zeros(1))]
     policy = [(np.zeros((width, game.num_actions)), np.zeros(game.num_actions))]
     with pytest.raises(EvalFileError, match=r"\(move scorer\): layer 0 has weight \(3, 1\) and bias \(1,\); "
-                                            r"expected weight \(17, n\)"):
+                                            r"expected weight \(21, n\)"):
         save_evaluation(tmp_path, game, "scaled", "relu", value, policy, features="moves",
                         move_scorer=[(np.zeros((3, 1)), np.zeros(1))])
     with pytest.raises(EvalFileError, match="a move scorer needs a policy head and move features"):
         save_evaluation(tmp_path, game, "scaled", "relu", value, features="moves",
-                        move_scorer=[(np.zeros((17, 1)), np.zeros(1))])
+                        move_scorer=[(np.zeros((21, 1)), np.zeros(1))])
     kalah = make_game("kalah-v0")
     with pytest.raises(EvalFileError, match="a move scorer needs a policy head and move features"):
         save_evaluation(tmp_path, kalah, "onehot", "relu", [(np.zeros((input_width(kalah, "onehot"), 1)), np.zeros(1))],

@@ -87,17 +87,31 @@ col    meaning (the mover plays action ``a``; ``afterstate``: the kernel's state
 11     the mover's follow-up threat: the most gain one move of the mover could make on the
        afterstate were it their turn again (the opponent's turn skipped,
        ``widdershins.pass_turn``; 0 if the mover would have no move there) / 13
+12     the move's *line*: the change of the mover's score difference after the move, the
+       opponent's reply that leaves the mover least, and the mover's best follow-up to that
+       reply (the minimax of every reply and every follow-up, all played by the kernel; a game
+       end stops the line, and a line ending the game is weighed by its result first, as
+       plain alpha-beta weighs a won or lost end above any score) / 13
+13     the line's result for the mover: +1 or -1 if it ends the game won or lost (the
+       opponent cannot avoid the loss, or the mover cannot avoid it, within the three plies);
+       else 0
+14     1 if the move's line (columns 13, 12) is the best of the legal moves (ties all 1)
 =====  =====================================================================================
 
 The summary: the best column 3 and the best column 9 over the legal moves (0 without any), the
-mover's legal actions / 12, the mover's score difference now / 13, and the threat now: the
+mover's legal actions / 12, the mover's score difference now / 13, the threat now: the
 most gain one move of the opponent could make on the position were it their turn (a null
-move) / 13.
+move) / 13, and the best move's column 12 (0 without any).
 
-Columns 6-11 and the threat are look-ahead of one move by each side, not a search: the
-bare policy network (``policy:RUN``) sees what a move wins, what the reply can win back, and
-what the move threatens next. Cost: at most 24 moves, their replies and follow-ups, each a
-state copy and a kernel move: measured about 12 us per position on this machine (``benchmarks/leaf_cost.py`` measures it inside alpha-beta).
+Columns 6-11 and the threat are look-ahead of one move by each side; columns 12-14 carry the
+line of three plies (move, reply, follow-up), the score difference a plain ``alphabeta:depth=3``
+values the move by: the bare policy network (``policy:RUN``) sees what a move wins, what the
+reply can win back, what the move threatens next, and what the mover keeps after the best
+reply and its own best answer. Cost: at most 24 moves, their replies and the follow-ups to each
+reply, each a state copy and a kernel move (2.6 legal moves a position on average in self-play):
+inside alpha-beta the learned evaluation with them runs at 0.80x the nodes per second of the one
+without them (``benchmarks/leaf_cost.py --positions 60 --depth 4``, load 17.7; 0.92x before the
+line's columns).
 
 ``move_feature_set(name, family, options)`` gives the set's code, layout, width and version
 for a game (``MoveFeatureError`` for a game without move features); ``move_features`` the
@@ -137,17 +151,18 @@ FEATURE_SETS = ("none", "moves")
 F_NONE, F_RONDELL, F_WIDDERSHINS = 0, 1, 2
 ROND_PER_PILE = 11
 ROND_SUMMARY = 4
-WIDD_PER_MOVE = 12
-WIDD_SUMMARY = 5
+WIDD_PER_MOVE = 15
+WIDD_SUMMARY = 6
+LINE_WIN = 1000  # a line's result outweighs any change of the score difference (plain alpha-beta: 1e6 * result)
 NO_GAIN = 1 << 30  # more than any gain: -NO_GAIN starts a maximum over no move yet
 WIDD_POSITIONS, WIDD_CAP, WIDD_MOVES, WIDD_ACTIONS = N_POS, CAP, 2 * A_ACE_CW, NUM_ACTIONS  # the kernel's sizes
 #: Each family's feature set version, stored in evaluation files (``learned_eval``): a file written
 #: with another version of the columns is refused (its weights would read the wrong inputs).
-#: Widdershins 2: every column read from the afterstates the kernel plays, the follow-up threat included (version 1: the first
-#: landing simulated on the observation).
+#: Widdershins 3: columns 12-14 and the sixth summary column, each move's line of three plies (version 2: columns 0-11,
+#: every column read from the afterstates the kernel plays; version 1: the first landing simulated on the observation).
 #: Rondell 2: every column read from the afterstates the kernel plays, the opponent's replies included
 #: (version 1: the first landing of each lift simulated on the observation).
-FEATURE_VERSIONS = {"rondell": 2, "widdershins": 2}
+FEATURE_VERSIONS = {"rondell": 2, "widdershins": 3}
 
 
 class MoveFeatureError(MancalaError):
@@ -324,6 +339,58 @@ def _widdershins_follow_up(after, params, me, null, reply, mask, result):
     return best if count > 0 else 0
 
 
+@njit(cache=True, inline="always")
+def _line_leaf(state, params, me, lead, result):
+    """A line's value for ``me`` where it stops: the change of ``me``'s score difference since the
+    root (``lead``), plus ``LINE_WIN`` times the result if the game has ended (``returns``)."""
+    value = _score_difference(state, params, me, result) - lead
+    if widdershins_current_player(state, params) < 0:
+        widdershins_returns(state, params, result)
+        value += LINE_WIN * np.int64(result[me])
+    return value
+
+
+@njit(cache=True, inline="always")
+def _extreme(best, value, maximise):
+    """The better of ``best`` and ``value`` for the player choosing: the larger if ``maximise``."""
+    return max(best, value) if maximise else min(best, value)
+
+
+@cached_njit
+def _widdershins_line(after, params, me, lead, reply, follow, reply_mask, follow_mask, result):
+    """A move's line of three plies, the move made (``after``): the minimax value for ``me`` over the
+    replies on ``after`` and the follow-ups to each, every one played by the kernel (``reply``,
+    ``follow``: scratch states); a game end stops the line."""
+    if widdershins_current_player(after, params) < 0:
+        return _line_leaf(after, params, me, lead, result)
+    widdershins_legal_mask(after, params, reply_mask)
+    replier_maximises = widdershins_current_player(after, params) == me
+    best = -NO_GAIN if replier_maximises else NO_GAIN
+    for b in range(reply_mask.shape[0]):
+        if reply_mask[b] == 0:
+            continue
+        copy_into(reply, after)
+        widdershins_apply(reply, params, b)
+        value = _line_leaf(reply, params, me, lead, result)
+        if widdershins_current_player(reply, params) >= 0:  # the follow-ups: the best of the player to move
+            widdershins_legal_mask(reply, params, follow_mask)
+            follower_maximises = widdershins_current_player(reply, params) == me
+            value = -NO_GAIN if follower_maximises else NO_GAIN
+            for c in range(follow_mask.shape[0]):
+                if follow_mask[c] != 0:
+                    copy_into(follow, reply)
+                    widdershins_apply(follow, params, c)
+                    value = _extreme(value, _line_leaf(follow, params, me, lead, result), follower_maximises)
+        best = _extreme(best, value, replier_maximises)
+    return best
+
+
+@njit(cache=True, inline="always")
+def _line_result(value):
+    """A line value's result part (+1, 0, -1): the nearest multiple of ``LINE_WIN``."""
+    return (value + LINE_WIN // 2) // LINE_WIN
+
+
 @cached_njit
 def _widdershins(state, params, out):
     """Every block and the summary (module docstring), each move played by the kernel on a copy."""
@@ -332,14 +399,17 @@ def _widdershins(state, params, out):
         return
     mask = np.zeros(WIDD_ACTIONS, np.int8)
     reply_mask = np.zeros(WIDD_ACTIONS, np.int8)
+    follow_mask = np.zeros(WIDD_ACTIONS, np.int8)
+    lines = np.zeros(WIDD_MOVES, np.int64)
     after = np.empty_like(state)
     reply = np.empty_like(state)
     null = np.empty_like(state)
+    follow = np.empty_like(state)
     result = np.zeros(2, np.float64)
     legal = widdershins_legal_mask(state, params, mask)
     mine, theirs = widdershins_player_cards(state, me), widdershins_player_cards(state, 1 - me)
     lead = _score_difference(state, params, me, result)
-    best_gain, best_net = -2 * WIDD_CAP, -2 * WIDD_CAP
+    best_gain, best_net, best_line = -2 * WIDD_CAP, -2 * WIDD_CAP, -NO_GAIN
     for a in range(WIDD_MOVES):
         if mask[a] == 0:
             continue
@@ -367,12 +437,21 @@ def _widdershins(state, params, out):
             out[o + 11] = _widdershins_follow_up(after, params, me, null, reply, reply_mask, result) / 13.0
             net -= best
         out[o + 9] = net / 13.0
+        line = _widdershins_line(after, params, me, lead, reply, follow, reply_mask, follow_mask, result)
+        lines[a] = line
+        out[o + 12] = (line - LINE_WIN * _line_result(line)) / 13.0
+        out[o + 13] = _line_result(line)
         best_gain = max(best_gain, gained)
         best_net = max(best_net, net)
+        best_line = max(best_line, line)
     o = WIDD_MOVES * WIDD_PER_MOVE
     if best_gain > -2 * WIDD_CAP:
         out[o] = best_gain / 13.0
         out[o + 1] = best_net / 13.0
+        out[o + 5] = (best_line - LINE_WIN * _line_result(best_line)) / 13.0
+        for a in range(WIDD_MOVES):
+            if mask[a] != 0 and lines[a] == best_line:
+                out[a * WIDD_PER_MOVE + 14] = 1.0
     out[o + 2] = legal / 12.0
     out[o + 3] = lead / 13.0
     out[o + 4] = _widdershins_follow_up(state, params, 1 - me, null, reply, reply_mask, result) / 13.0
