@@ -1,4 +1,4 @@
-"""Move features: what each move does, as extra network inputs for the card games.
+"""Move features: what each move does, as extra network inputs for the card games and Progressive.
 
 A network that reads every card of every pile (Rondell: 499 observation entries, Widdershins:
 1901) must learn from a few thousand positions where a move ends, which depends on the
@@ -113,6 +113,55 @@ inside alpha-beta the learned evaluation with them runs at 0.80x the nodes per s
 without them (``benchmarks/leaf_cost.py --positions 60 --depth 4``, load 17.7; 0.92x before the
 line's columns).
 
+Progressive (family ``progressive``): ``n`` blocks of ``PROG_PER_MOVE`` columns (``n`` the
+holes), block ``a`` for action ``a`` (emptying the ``a``-th hole the mover's sowing passes after
+the Goal), then ``PROG_SUMMARY`` columns. A block is all 0 for an empty hole (``legal_mask``).
+Every move is played by ``progressive.apply`` on a copy of the state (relay laps, the Goal's
+capture, bonus moves and the end all the kernel's), and so is every next move on the afterstate:
+the opponent's replies if the turn passes, the mover's own next move if the turn goes on (a
+bonus move). A move's *gain* is the change of the mover's score difference (``scores``: the
+stones the mover captured minus the opponent's), i.e. the Goal's contents when the move ends in
+the Goal. The last stone itself lands in the Goal, so a move gains exactly when it ends in the
+Goal; a move without gain ends in an empty hole and gives the opponent a bonus move (rule 5).
+Stones are divided by ``S``, the stones a hole starts with (5 on both ids).
+
+=====  =====================================================================================
+col    meaning (the mover plays action ``a``; ``afterstate``: the kernel's state after it)
+=====  =====================================================================================
+0      1 (the move is legal)
+1      the stones in the hole / ``S`` (the observation's entry ``a``)
+2      its gain / ``S`` (the Goal's contents, stones dropped in passing included)
+3      1 if the gain is > 0 (it ends in the Goal); 0: it ends in an empty hole, a bonus move
+       for the opponent's next turn
+4      1 if the mover moves again (the turn goes on: moves of it left)
+5      1 if the move ends the game
+6      then the result for the mover (+1, -1, 0 on a custom board's draw; ``returns``); else 0
+7      the stones in the Goal on the afterstate / ``S`` (what the next move ending there takes)
+8      the opponent's best reply: the most gain one of their legal moves on the afterstate
+       makes for them / ``S``; 0 if the game ended or the mover moves again
+9      the share of their replies with a gain > 0 (that end in the Goal)
+10     1 if one of their replies ends the game with the mover losing
+11     the opponent's legal replies / ``n``
+12     the mover's follow-up: if the mover moves again, the most gain one of their next moves
+       on the afterstate makes / ``S``; else 0
+13     column 2 - column 8 + column 12: the move's gain and the best next move's, whoever's
+=====  =====================================================================================
+
+The summary: the best column 2 and the best column 13 over the legal moves (0 without any), the
+share of the ``n`` holes whose move gains, the mover's legal moves / ``n``, the moves left in
+the mover's turn (this one included) and the bonus counted so far (the opponent's extra moves
+next turn; both from the observation, raw counts), the mover's score difference / ``T`` (``T``
+the board's stones), the stones still in play (row and Goal) / ``T``, and the Goal now / ``S``.
+
+Columns 8-13 are one move of look-ahead, not a search: the opponent's first move of their turn,
+or the mover's next move of theirs. There is no follow-up threat when the turn passes (the
+kernel has no null move). Cost: at most ``n`` moves and ``n`` next moves to each (132 on
+``progressive-v0``), each a state copy and a kernel move: measured about 16 us a node inside
+alpha-beta on ``progressive-v0`` at load 10.6 (53,000 nodes/s against 313,000 for the learned
+evaluation without them: 0.17x; ``benchmarks/leaf_cost.py --env progressive-v0 --depth 4``), about
+5 us a position called alone. A search that reads them visits its leaves about 6 times slower:
+``configs/README.md`` has what that does to training.
+
 ``move_feature_set(name, family, options)`` gives the set's code, layout, width and version
 for a game (``MoveFeatureError`` for a game without move features); ``move_features`` the
 features of a batch of positions (states and observations; numpy callers), ``features_into``
@@ -129,6 +178,12 @@ from numba import njit
 from ..core.compiled import cached_njit
 from ..core.errors import MancalaError
 from ..core.jit_helpers import copy_into
+from .progressive import apply as progressive_apply
+from .progressive import current_player as progressive_current_player
+from .progressive import legal_mask as progressive_legal_mask
+from .progressive import observe as progressive_observe
+from .progressive import returns as progressive_returns
+from .progressive import scores as progressive_scores
 from .rondell import apply as rondell_apply
 from .rondell import current_player as rondell_current_player
 from .rondell import legal_mask as rondell_legal_mask
@@ -148,7 +203,7 @@ __all__ = ["FEATURE_SETS", "MoveFeatureError", "MoveFeatures", "features_into", 
 
 #: Feature sets by name (what ``value.features`` names): ``none``, or ``moves`` (the game's own).
 FEATURE_SETS = ("none", "moves")
-F_NONE, F_RONDELL, F_WIDDERSHINS = 0, 1, 2
+F_NONE, F_RONDELL, F_WIDDERSHINS, F_PROGRESSIVE = 0, 1, 2, 3
 ROND_PER_PILE = 11
 ROND_SUMMARY = 4
 WIDD_PER_MOVE = 15
@@ -173,8 +228,8 @@ class MoveFeatures(NamedTuple):
     """One game's feature set: its code for jitted code, the layout numbers, the columns."""
 
     name: str
-    code: int  # F_NONE, F_RONDELL, F_WIDDERSHINS
-    layout: np.ndarray  # int64: Rondell (piles P, deck size T, 0); Widdershins: unused
+    code: int  # F_NONE, F_RONDELL, F_WIDDERSHINS, F_PROGRESSIVE
+    layout: np.ndarray  # int64: Rondell (piles P, deck size T, 0); Progressive (holes n, stones S, total T); Widdershins: unused
     width: int
     blocks: int = 0  # actions 0 .. blocks-1 have a block of per_block columns each, first in the features
     per_block: int = 0
@@ -195,8 +250,11 @@ def move_feature_set(name: str, family: str, options: dict[str, Any]) -> MoveFea
     if family == "widdershins":
         return MoveFeatures(name, F_WIDDERSHINS, np.zeros(3, np.int64), WIDD_MOVES * WIDD_PER_MOVE + WIDD_SUMMARY,
                             WIDD_MOVES, WIDD_PER_MOVE, FEATURE_VERSIONS[family])
+    if family == "progressive":
+        return _progressive_set(name, options)
     raise MoveFeatureError(
-        f"the {family} family has no move features (feature set 'moves' exists for rondell and widdershins); "
+        f"the {family} family has no move features (feature set 'moves' exists for rondell, widdershins and "
+        f"progressive); "
         f"use features 'none'"
     )
 
@@ -230,6 +288,17 @@ def _replies_with(legal_mask, apply, current_player, returns, difference):
         return count, best, gaining, losing
 
     return replies
+
+
+def _difference_with(scores):
+    """The score difference function of one game, from its kernel's ``scores``."""
+
+    def difference(state, params, me, buffer):
+        """``me``'s score minus the opponent's (``buffer``: float64[2] scratch)."""
+        scores(state, params, buffer)
+        return np.int64(buffer[me] - buffer[1 - me])
+
+    return difference
 
 
 # -- Rondell ----------------------------------------------------------------------------------
@@ -457,6 +526,93 @@ def _widdershins(state, params, out):
     out[o + 4] = _widdershins_follow_up(state, params, 1 - me, null, reply, reply_mask, result) / 13.0
 
 
+# -- Progressive ------------------------------------------------------------------------------
+
+PROG_PER_MOVE = 14
+PROG_SUMMARY = 9
+#: Progressive 1: the first version, every column read from the afterstates the kernel plays (an entry of
+#: ``FEATURE_VERSIONS`` set here, beside the family's code).
+FEATURE_VERSIONS["progressive"] = 1
+
+
+def _progressive_set(name: str, options: dict[str, Any]) -> MoveFeatures:
+    holes, stones = int(options["holes"]), int(options["stones"])
+    layout = np.array([holes, stones, holes * stones], np.int64)
+    return MoveFeatures(name, F_PROGRESSIVE, layout, holes * PROG_PER_MOVE + PROG_SUMMARY, holes, PROG_PER_MOVE,
+                        FEATURE_VERSIONS["progressive"])
+
+
+_progressive_difference = cached_njit(_difference_with(progressive_scores), inline="always")  # captured stones
+
+
+_progressive_next_moves = cached_njit(_replies_with(progressive_legal_mask, progressive_apply, progressive_current_player,
+                                                    progressive_returns, _progressive_difference))
+
+
+@cached_njit
+def _progressive(state, params, n, S, T, obs, out):
+    """Every block and the summary (module docstring), each move played by the kernel on a copy."""
+    me = progressive_current_player(state, params)
+    if me < 0:
+        return
+    mask = np.zeros(n, np.int8)
+    next_mask = np.zeros(n, np.int8)
+    after = np.empty_like(state)
+    reply = np.empty_like(state)
+    seen = np.zeros(obs.shape[0], np.float32)
+    buffer = np.zeros(2, np.float64)
+    legal = progressive_legal_mask(state, params, mask)
+    lead = _progressive_difference(state, params, me, buffer)
+    best_gain, best_net, gaining = -NO_GAIN, -NO_GAIN, 0
+    for a in range(n):
+        if mask[a] == 0:
+            continue
+        copy_into(after, state)
+        progressive_apply(after, params, a)
+        gained = _progressive_difference(after, params, me, buffer) - lead
+        progressive_observe(after, params, me, seen)
+        o = a * PROG_PER_MOVE
+        out[o] = 1.0
+        out[o + 1] = obs[a] / S
+        out[o + 2] = gained / S
+        out[o + 3] = 1.0 if gained > 0 else 0.0
+        out[o + 7] = seen[n] / S
+        net = gained
+        mover = progressive_current_player(after, params)
+        if mover < 0:
+            progressive_returns(after, params, buffer)
+            out[o + 5] = 1.0
+            out[o + 6] = buffer[me]
+        elif mover == me:  # a move of the turn left: the mover's own best next move
+            out[o + 4] = 1.0
+            count, best, _, _ = _progressive_next_moves(after, params, 1 - me, reply, next_mask, buffer)
+            out[o + 12] = best / S
+            net += best
+        else:
+            count, best, replies_gaining, losing = _progressive_next_moves(after, params, me, reply, next_mask, buffer)
+            out[o + 8] = best / S
+            out[o + 9] = replies_gaining / count
+            out[o + 10] = losing
+            out[o + 11] = count / n
+            net -= best
+        out[o + 13] = net / S
+        best_gain = max(best_gain, gained)
+        best_net = max(best_net, net)
+        gaining += 1 if gained > 0 else 0
+    o = n * PROG_PER_MOVE
+    if best_gain > -NO_GAIN:
+        out[o] = best_gain / S
+        out[o + 1] = best_net / S
+    out[o + 2] = gaining / n
+    out[o + 3] = legal / n
+    out[o + 4] = obs[n + 4]
+    out[o + 5] = obs[n + 5]
+    out[o + 6] = lead / T
+    in_play = T - obs[n + 1] - obs[n + 2]
+    out[o + 7] = in_play / T
+    out[o + 8] = obs[n] / S
+
+
 # -- both ---------------------------------------------------------------------------------------
 
 
@@ -475,6 +631,8 @@ def features_into(code, layout, state, params, obs, out):
         _rondell(state, params, layout[0], layout[1], obs, out)
     elif code == F_WIDDERSHINS:
         _widdershins(state, params, out)
+    elif code == F_PROGRESSIVE:
+        _progressive(state, params, layout[0], layout[1], layout[2], obs, out)
 
 
 @cached_njit
@@ -494,6 +652,14 @@ def widdershins_features_into(code, layout, state, params, obs, out):
 
 
 @cached_njit
+def progressive_features_into(code, layout, state, params, obs, out):
+    """``features_into`` with Progressive's set only: what Progressive's search loops compile in."""
+    _clear(out)
+    if code == F_PROGRESSIVE:
+        _progressive(state, params, layout[0], layout[1], layout[2], obs, out)
+
+
+@cached_njit
 def no_features_into(code, layout, state, params, obs, out):
     """``features_into`` without any set: what the loops of the games without move features compile in."""
     _clear(out)
@@ -510,6 +676,8 @@ def features_into_for(kernel) -> Any:
         return widdershins_features_into
     if kernel.apply is rondell_apply:
         return rondell_features_into
+    if kernel.apply is progressive_apply:
+        return progressive_features_into
     return no_features_into
 
 
