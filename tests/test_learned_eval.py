@@ -22,7 +22,7 @@ from mancala_envs.agents.mcts import mcts_search
 from mancala_envs.agents.search import WIN_BONUS, search
 from mancala_envs.agents.specs import AgentSpecError, make_agent
 from mancala_envs.core.encodings import ENCODINGS, MAX_LEVELS, encode, encoding_spec
-from mancala_envs.games.move_features import MoveFeatureError, move_feature_set, move_features
+from mancala_envs.games.move_features import MoveFeatureError, features_into_for, move_feature_set, move_features
 from mancala_envs.games.widdershins import pass_turn
 from mancala_envs.core.game import State
 from mancala_envs.registry import make_game
@@ -40,6 +40,34 @@ def random_network(game, encoding, hidden, seed, policy=True):
         psizes = [spec.width, *hidden, game.num_actions]
         heads["policy"] = [(rng.normal(size=(a, b)) / np.sqrt(a), rng.normal(size=b)) for a, b in zip(psizes, psizes[1:])]
     return heads
+
+
+def features_match_reference(game, features, positions, reference, loop_function):
+    """The numpy features (``move_features``) of ``positions`` equal ``reference(game, position)``
+    and, position by position, the jitted loop's (the kernel's ``features_into_for``, which must
+    be ``loop_function``), which leaves the state unchanged. Returns the rows."""
+    states = np.array([p.array for p in positions])
+    observations = np.array([p.observation(p.current_player if p.current_player >= 0 else 0) for p in positions])
+    rows = move_features(features, game.params, states, observations)
+    loop_features = features_into_for(game.kernel)
+    assert loop_features is loop_function
+    one = np.zeros(features.width, np.float32)
+    for position, state, obs, row in zip(positions, states, observations, rows):
+        assert np.allclose(row, reference(game, position), atol=1e-6)
+        before = state.copy()
+        loop_features(features.code, features.layout, state, game.params, obs, one)
+        assert np.array_equal(one, row) and np.array_equal(state, before)
+    return rows
+
+
+def agents_play_legal_moves(agents, state, plies):
+    """``agents`` take turns on ``state`` for up to ``plies`` plies (or to the game's end), each move legal."""
+    for ply in range(plies):
+        if state.is_terminal():
+            break
+        action = agents[ply % len(agents)].act(state)
+        assert state.is_legal(action)
+        state.apply(action)
 
 
 def random_positions(game, count, seed):

@@ -15,7 +15,7 @@ from mancala_envs.games import progressive
 from mancala_envs.games.move_features import (FEATURE_VERSIONS, PROG_PER_MOVE, PROG_SUMMARY, features_into_for,
                                               move_feature_set, move_features, progressive_features_into)
 from mancala_envs.registry import make_game
-from test_learned_eval import live_positions, random_positions
+from test_learned_eval import agents_play_legal_moves, features_match_reference, live_positions, random_positions
 
 PROGRESSIVE_IDS = [i for i in mancala_envs.list_envs() if make_game(i).family == "progressive"]
 WEST, EAST = 1, 0
@@ -148,18 +148,8 @@ def test_progressive_move_features_are_the_kernels_afterstates(env_id):
     features = move_feature_set("moves", game.family, game.options)
     assert features.width == game.options["holes"] * PROG_PER_MOVE + PROG_SUMMARY
     assert features.version == FEATURE_VERSIONS["progressive"] == 1
-    positions = random_positions(game, 80, seed=13)
-    states = np.array([p.array for p in positions])
-    observations = np.array([p.observation(p.current_player) for p in positions])
-    rows = move_features(features, game.params, states, observations)
-    loop_features = features_into_for(game.kernel)
-    assert loop_features is progressive_features_into
-    one = np.zeros(features.width, np.float32)
-    for position, state, obs, row in zip(positions, states, observations, rows):
-        assert np.allclose(row, progressive_reference(game, position), atol=1e-6)
-        before = state.copy()
-        loop_features(features.code, features.layout, state, game.params, obs, one)
-        assert np.array_equal(one, row) and np.array_equal(state, before)
+    rows = features_match_reference(game, features, random_positions(game, 80, seed=13), progressive_reference,
+                                    progressive_features_into)
     n = game.options["holes"]
     blocks = rows[:, :n * PROG_PER_MOVE].reshape(len(rows), n, PROG_PER_MOVE)
     for column in (3, 4, 8, 12):  # captures, bonus moves, replies and follow-ups all occur
@@ -222,13 +212,7 @@ def test_eval_agents_play_progressive_with_its_features(tmp_path):
     run = _evaluation(game, tmp_path)
     agents = [make_agent(f"alphabeta:depth=2,eval={run}", seed=1), make_agent(f"mcts:sims=40,eval={run}", seed=1),
               LearnedPolicyAgent(run, seed=1)]
-    state = game.new_state(4)
-    for ply in range(30):
-        if state.is_terminal():
-            break
-        action = agents[ply % len(agents)].act(state)
-        assert state.is_legal(action)
-        state.apply(action)
+    agents_play_legal_moves(agents, game.new_state(4), 30)
 
 
 def test_a_trained_progressive_evaluation_plays_as_its_torch_networks(tmp_path):

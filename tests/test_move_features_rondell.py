@@ -12,10 +12,10 @@ from mancala_envs.agents.learned_eval import EvalFileError, LearnedPolicyAgent, 
 from mancala_envs.agents.specs import make_agent
 from mancala_envs.games import kalah, rondell, widdershins
 from mancala_envs.games.move_features import (FEATURE_VERSIONS, ROND_PER_PILE, ROND_SUMMARY, features_into_for,
-                                              move_feature_set, move_features, no_features_into, rondell_features_into,
+                                              move_feature_set, no_features_into, rondell_features_into,
                                               widdershins_features_into)
 from mancala_envs.registry import make_game
-from test_learned_eval import random_positions  # random games' positions, reservation steps included
+from test_learned_eval import agents_play_legal_moves, features_match_reference, random_positions  # random games' positions, reservation steps included
 
 RONDELL_IDS = [i for i in mancala_envs.list_envs() if make_game(i).family == "rondell"]
 
@@ -86,17 +86,7 @@ def test_rondell_move_features_are_the_kernels_afterstates(env_id):
     features = move_feature_set("moves", game.family, game.options)
     assert features.width == game.options["piles"] * ROND_PER_PILE + ROND_SUMMARY
     positions = random_positions(game, 60, seed=7)
-    states = np.array([p.array for p in positions])
-    observations = np.array([p.observation(p.current_player if p.current_player >= 0 else 0) for p in positions])
-    rows = move_features(features, game.params, states, observations)
-    loop_features = features_into_for(game.kernel)
-    assert loop_features is rondell_features_into
-    one = np.zeros(features.width, np.float32)
-    for position, state, obs, row in zip(positions, states, observations, rows):
-        assert np.allclose(row, rondell_reference(game, position), atol=1e-6)
-        before = state.copy()
-        loop_features(features.code, features.layout, state, game.params, obs, one)
-        assert np.array_equal(one, row) and np.array_equal(state, before)
+    rows = features_match_reference(game, features, positions, rondell_reference, rondell_features_into)
     P = game.options["piles"]
     blocks = rows[:, :P * ROND_PER_PILE].reshape(len(rows), P, ROND_PER_PILE)
     assert blocks[:, :, 3].any() and blocks[:, :, 6].any() and (blocks[:, :, 2] > 1).any()  # captures, replies, sow-on laps
@@ -147,10 +137,4 @@ def test_eval_agents_play_every_rondell_id(env_id, tmp_path):
     run = _evaluation(game, tmp_path)
     agents = [make_agent(f"alphabeta:depth=2,eval={run}", seed=1), make_agent(f"mcts:sims=60,eval={run}", seed=1),
               LearnedPolicyAgent(run, seed=1)]
-    state = game.new_state(4)
-    for ply in range(24):
-        if state.is_terminal():
-            break
-        action = agents[ply % len(agents)].act(state)
-        assert state.is_legal(action)
-        state.apply(action)
+    agents_play_legal_moves(agents, game.new_state(4), 24)

@@ -217,7 +217,8 @@ WIDD_POSITIONS, WIDD_CAP, WIDD_MOVES, WIDD_ACTIONS = N_POS, CAP, 2 * A_ACE_CW, N
 #: every column read from the afterstates the kernel plays; version 1: the first landing simulated on the observation).
 #: Rondell 2: every column read from the afterstates the kernel plays, the opponent's replies included
 #: (version 1: the first landing of each lift simulated on the observation).
-FEATURE_VERSIONS = {"rondell": 2, "widdershins": 3}
+#: Progressive 1: the first version, every column read from the afterstates the kernel plays.
+FEATURE_VERSIONS = {"rondell": 2, "widdershins": 3, "progressive": 1}
 
 
 class MoveFeatureError(MancalaError):
@@ -304,11 +305,7 @@ def _difference_with(scores):
 # -- Rondell ----------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
-def _rondell_difference(state, params, me, buffer):
-    """``me``'s points minus the opponent's (the kernel's ``scores``; ``buffer``: float64[2] scratch)."""
-    rondell_scores(state, params, buffer)
-    return np.int64(buffer[me] - buffer[1 - me])
+_rondell_difference = cached_njit(_difference_with(rondell_scores), inline="always")  # points
 
 
 @cached_njit
@@ -384,11 +381,7 @@ def _rondell(state, params, P, T, obs, out):
 # -- Widdershins ------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
-def _score_difference(state, params, me, buffer):
-    """``me``'s score minus the opponent's (the kernel's ``scores``; ``buffer``: float64[2] scratch)."""
-    widdershins_scores(state, params, buffer)
-    return np.int64(buffer[me] - buffer[1 - me])
+_score_difference = cached_njit(_difference_with(widdershins_scores), inline="always")  # cards
 
 
 _widdershins_replies = cached_njit(_replies_with(widdershins_legal_mask, widdershins_apply, widdershins_current_player,
@@ -530,10 +523,6 @@ def _widdershins(state, params, out):
 
 PROG_PER_MOVE = 14
 PROG_SUMMARY = 9
-#: Progressive 1: the first version, every column read from the afterstates the kernel plays (an entry of
-#: ``FEATURE_VERSIONS`` set here, beside the family's code).
-FEATURE_VERSIONS["progressive"] = 1
-
 
 def _progressive_set(name: str, options: dict[str, Any]) -> MoveFeatures:
     holes, stones = int(options["holes"]), int(options["stones"])
