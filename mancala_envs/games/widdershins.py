@@ -136,7 +136,7 @@ State layout (``numpy.int32``)
     header          to_move, done, plies, first_move, south_colour (0 red, 1 black), end,
                     last_mover, captured red, captured black, lap_limit, the stacks' share
                     of the position hash (updated card by card; 0 with Parlett's ending)
-    snapshot        heights [12], cards stack by stack [52 + 8], to_move, first_move
+    snapshot        heights [12], cards stack by stack [52 + 16], to_move, first_move
     record          count, entries [max_plies+1] (hash bits and action, two a word)
 
 ``to_json()`` gives every stack bottom to top as card names and, with Gering's ending, the
