@@ -264,12 +264,6 @@ def _rank(cell):
     return (cell - 1) % 13 + 1
 
 
-@njit(cache=True, inline="always")
-def _is_ace(cell):
-    """``_rank(cell) == 1`` without the division: the Aces are cells 1, 14, 27 and 40."""
-    return (cell == 1) | (cell == 14) | (cell == 27) | (cell == 40)
-
-
 _u = unsigned_index  # every index into the state below is >= 0; unsigned, numba does not wrap it
 
 
