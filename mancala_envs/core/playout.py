@@ -21,7 +21,9 @@ fold into the code (measured on Kalah(6,4): about a fifth faster again). Same ga
 Randomness
 ----------
 * Move choice: a splitmix64 generator inlined in the loop, seeded with ``seed``; the ``k``-th
-  legal move (in action order) is played with ``k`` uniform over the legal count.
+  legal move (in action order) is played with ``k`` uniform over the legal count
+  (``core.jit_helpers.random_legal_action_of_words``, which reads the mask eight entries at a
+  time).
 * The kernel's ``init(state, params, rng)`` gets one ``numpy.random.Generator`` made from
   ``seed`` in Python (numba cannot create a Generator), shared by all games of the call.
 
@@ -74,7 +76,7 @@ from numba.core.errors import TypingError
 from .game import NO_PLY_CAP
 from .compiled import cached_njit
 from .inline import inline_kernel, params_reader, unowned
-from .jit_helpers import copy_into, random_legal_action
+from .jit_helpers import copy_into, random_legal_action_of_words
 
 __all__ = ["InvariantViolation", "PlayoutTotals", "Violation", "random_playouts", "VIOLATION_MESSAGES"]
 
@@ -140,11 +142,14 @@ class PlayoutBuffers(NamedTuple):
     state: np.ndarray  # int32[S]     the game being played
     snapshot: np.ndarray  # int32[S]     the state before the read-only calls (check only)
     mask: np.ndarray  # int8[A]      legal moves, in the contract's dtype
+    mask_words: np.ndarray  # uint64[ceil(A/8)]  the mask's memory eight entries a word (zero padded)
     returns: np.ndarray  # float64[2]   results per player
 
     @classmethod
     def allocate(cls, state_size: int, num_actions: int) -> "PlayoutBuffers":
-        return cls(np.zeros(state_size, np.int32), np.zeros(state_size, np.int32), np.zeros(num_actions, np.int8),
+        words = np.zeros(-(-num_actions // 8), np.uint64)
+        mask = words.view(np.int8)[:num_actions]  # legal_mask never writes the padding: it stays 0
+        return cls(np.zeros(state_size, np.int32), np.zeros(state_size, np.int32), mask, words,
                    np.zeros(2, np.float64))
 
 
@@ -300,7 +305,7 @@ def _build_playout(kernel, check: bool, fixed_params: tuple[int, ...] | None, wi
                 break
             if not check:
                 count = legal_mask(state, params, mask)
-            s, action = random_legal_action(s, mask, count)
+            s, action = random_legal_action_of_words(s, buffers.mask_words, count)  # the mask, 8 entries a word
             if check and (action < 0 or action >= mask.shape[0] or mask[action] != 1):
                 _report(counts.violation, V_ILLEGAL_CHOICE, game, length, action, UNSET)
                 return s, length

@@ -68,6 +68,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .jit_helpers import move_within
+
 
 NOT_A_CHECKPOINT = -1
 
@@ -85,7 +87,7 @@ _HASH_MASK = (1 << HASH_BITS) - 1  # also the bits stored for NOT_A_CHECKPOINT
 _U33 = np.uint64(33)
 
 
-SNAPSHOT_BLOCK = 8  # snapshot_take copies a stack's cards in blocks of this many cells
+SNAPSHOT_BLOCK = 16  # snapshot_take copies each stack as a block of this many cells
 
 
 @njit(cache=True, inline="always")
@@ -184,6 +186,14 @@ def rep_clear(state, off, cap):
     state[unsigned_index(off + R_COUNT)] = 0
 
 
+@njit(cache=True, inline="always")
+def wrap_int32(value):
+    """``value``'s low 32 bits as a signed int32 value (bit 31 is the sign bit), for a store into
+    the ``int32`` state. The wrap is written out, without a branch, so that it also holds
+    without JIT, where numpy refuses an overflowing store."""
+    return ((value + _SIGN) & _WORD) - _SIGN
+
+
 @njit(cache=True)
 def rep_push(state, off, cap, h, action):
     """Append (hash, action) (``action`` -1 .. 62); False (and nothing written) when the block is full."""
@@ -192,10 +202,8 @@ def rep_push(state, off, cap, h, action):
         return False
     entry = np.int64((_hash_bits(h) << ACTION_BITS) | (action + 1))
     w = unsigned_index(off + R_ENTRIES + (n >> 1))
-    # the half is zero (entries past the count are); the high half's top bit is the sign bit,
-    # so the word is wrapped to int32's range without a branch
-    word = np.int64(state[w]) | (entry << ((n & 1) * ENTRY_BITS))
-    state[w] = ((word + _SIGN) & _WORD) - _SIGN
+    # the half is zero (entries past the count are); the high half's top bit is the sign bit
+    state[w] = wrap_int32(np.int64(state[w]) | (entry << ((n & 1) * ENTRY_BITS)))
     state[unsigned_index(off + R_COUNT)] = n + 1
     return True
 
@@ -254,29 +262,28 @@ def stacks_hash(state, stacks, cells, heights, head, fields):
 def snapshot_take(state, stacks, cells, heights, head, fields, snap):
     """Copy the stacks (packed) and the header ``fields`` into the snapshot at ``snap``.
 
-    Each stack is copied in blocks of ``SNAPSHOT_BLOCK`` cells, the last block running past
-    the stack's cards (a stack's height changes from capture to capture, and a copy loop of
-    that many steps mispredicts its exit on most stacks; one block is one predictable step
-    for any stack below the block size). What a block copies past the cards is overwritten by
-    the next stack, and past the last stack it is zeroed, so the cells after the cards stay
-    zero (the snapshot has ``SNAPSHOT_BLOCK`` spare cells for that overshoot).
+    Every stack is copied as one block of ``SNAPSHOT_BLOCK`` cells (``jit_helpers.move_within``:
+    a few vector moves), whatever its height, and only a taller stack's rest cell by cell: a
+    copy loop of the stack's height mispredicts its exit on most stacks (the heights change from
+    capture to capture), and a block copy has no loop. A block runs past the stack's cards; the
+    next stack's block overwrites what it copied there, and past the last stack it is zeroed.
+    The card cells are zeroed first, so the cells after the cards (an older, longer snapshot's
+    among them) are zero.
     """
     cards = snap + stacks
-    old_total = 0
+    for j in range(cells + SNAPSHOT_BLOCK):
+        state[unsigned_index(cards + j)] = 0
     k = 0
     for i in range(stacks):
-        old_total += state[unsigned_index(snap + i)]
         n = state[unsigned_index(heights + i)]
         state[unsigned_index(snap + i)] = n
         source = i * cells
-        for b in range(0, n, SNAPSHOT_BLOCK):
-            for j in range(SNAPSHOT_BLOCK):
-                state[unsigned_index(cards + k + b + j)] = state[unsigned_index(source + b + j)]
+        move_within(state, unsigned_index(cards + k), unsigned_index(source), SNAPSHOT_BLOCK)
+        for j in range(SNAPSHOT_BLOCK, n):  # a stack taller than a block: rare
+            state[unsigned_index(cards + k + j)] = state[unsigned_index(source + j)]
         k += n
     for j in range(SNAPSHOT_BLOCK):  # the last block's overshoot
         state[unsigned_index(cards + k + j)] = 0
-    for j in range(k + SNAPSHOT_BLOCK, old_total):  # cards of the old snapshot past the new ones
-        state[unsigned_index(cards + j)] = 0
     fields_at = cards + cells + SNAPSHOT_BLOCK
     for n, f in enumerate(fields):
         state[unsigned_index(fields_at + n)] = state[unsigned_index(head + f)]

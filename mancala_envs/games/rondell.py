@@ -217,6 +217,7 @@ from ..core.repetition import (
     record_ply,
     replay_checked,
     unsigned_index,
+    wrap_int32,
 )
 
 # -- parameter vector: the options of PARAM_OPTIONS (Option.encode), then derived values ----
@@ -271,15 +272,7 @@ COLOUR_LETTERS = {1: "R", 2: "B"}
 
 
 # -- kernel helpers -------------------------------------------------------------------------
-_SIGN = 1 << 31
 _WORD = (1 << 32) - 1
-
-
-@njit(cache=True, inline="always")
-def _int32(value):
-    """``value``'s low 32 bits as a signed int32 value (bit 31 is the sign bit; the wrap is
-    written out so that it also holds without JIT, where numpy refuses an overflowing store)."""
-    return ((value + _SIGN) & _WORD) - _SIGN
 
 
 _u = unsigned_index  # every index into the state below is >= 0; unsigned, numba does not wrap it
@@ -295,14 +288,14 @@ def _card(state, base, j):
 def _put_card(state, base, j, blue):
     """Put card ``j`` (``blue``: 1 or 0) on the pile whose words start at ``base``; bit ``j`` is 0 before."""
     w = _u(base + (j >> 5))
-    state[w] = _int32(np.int64(state[w]) | (np.int64(blue) << (j & 31)))
+    state[w] = wrap_int32(np.int64(state[w]) | (np.int64(blue) << (j & 31)))
 
 
 @njit(cache=True, inline="always")
 def _take_card(state, base, j):
     """Clear bit ``j`` of the pile whose words start at ``base``."""
     w = _u(base + (j >> 5))
-    state[w] = _int32(np.int64(state[w]) & ~(np.int64(1) << (j & 31)))
+    state[w] = wrap_int32(np.int64(state[w]) & ~(np.int64(1) << (j & 31)))
 
 
 @njit(cache=True, inline="always")

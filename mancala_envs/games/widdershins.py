@@ -136,7 +136,7 @@ State layout (``numpy.int32``)
     header          to_move, done, plies, first_move, south_colour (0 red, 1 black), end,
                     last_mover, captured red, captured black, lap_limit, the stacks' share
                     of the position hash (updated card by card; 0 with Parlett's ending)
-    snapshot        heights [12], cards stack by stack [52 + 8], to_move, first_move
+    snapshot        heights [12], cards stack by stack [52 + 16], to_move, first_move
     record          count, entries [max_plies+1] (hash bits and action, two a word)
 
 ``to_json()`` gives every stack bottom to top as card names and, with Gering's ending, the
@@ -166,6 +166,7 @@ import numpy as np
 from numba import njit
 
 from ..core.deal import shuffle_deck
+from ..core.jit_helpers import mask_from_bits
 from ..core.errors import InvalidStateError, NotationError
 from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, state_indices_except, view_cell
 from ..core.outcome import set_returns
@@ -261,12 +262,6 @@ def _colour(cell):
 @njit(cache=True, inline="always")
 def _rank(cell):
     return (cell - 1) % 13 + 1
-
-
-@njit(cache=True, inline="always")
-def _is_ace(cell):
-    """``_rank(cell) == 1`` without the division: the Aces are cells 1, 14, 27 and 40."""
-    return (cell == 1) | (cell == 14) | (cell == 27) | (cell == 40)
 
 
 _u = unsigned_index  # every index into the state below is >= 0; unsigned, numba does not wrap it
@@ -462,7 +457,7 @@ def single_card_target(pos, rank, clockwise):
     return (pos + rank) % N_POS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # compiled into _play, its one caller: a call costs about 40 instructions
 def _move(state, pos, clockwise, my_colour, hashed):
     h = state[_u(O_H + pos)]
     if h >= 2:
@@ -477,7 +472,7 @@ def _move(state, pos, clockwise, my_colour, hashed):
         _sow(state, target, my_colour, hashed)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # compiled into _play, its one caller
 def _settle(state, params):
     """End tests after a ply (not repetition)."""
     head = O_HEAD
@@ -542,10 +537,13 @@ def init(state, params, rng):
     state[:] = 0
     deck = np.arange(52)
     shuffle_deck(rng, deck)  # = rng.shuffle(deck), draw for draw (core.deal)
-    for k in range(52):
-        pos = k % N_POS if k < 48 else (0, 1, 6, 7)[k - 48]
-        state[pos * CAP + state[O_H + pos]] = deck[k] + 1
-        state[O_H + pos] += 1
+    for k in range(48):  # one card at a time round the ring: card k at position k mod 12, height k // 12
+        state[_u((k % N_POS) * CAP + k // N_POS)] = deck[k] + 1
+    for pos in range(N_POS):
+        state[O_H + pos] = 4
+    for i, pos in enumerate((0, 1, 6, 7)):  # the last four cards on S1, S2, N1, N2
+        state[pos * CAP + 4] = deck[48 + i] + 1
+        state[O_H + pos] = 5
     state[O_HEAD + H_FIRST] = 1
     state[O_HEAD + H_SOUTH_COLOUR] = _colour(state[state[O_H] - 1])
     state[O_HEAD + H_LAST_MOVER] = -1
@@ -554,20 +552,29 @@ def init(state, params, rng):
         _new_stretch(state, params)
 
 
+# Bit sets over the stored cells (card id + 1; 0 is no card): the red cards, the black ones, the Aces.
+_RED_CELLS = np.int64(sum(1 << cell for cell in range(14, 40)))
+_BLACK_CELLS = np.int64(sum(1 << cell for cell in range(1, 53)) & ~int(_RED_CELLS))
+_ACE_CELLS = np.int64((1 << 1) | (1 << 14) | (1 << 27) | (1 << 40))
+
+
 @njit(cache=True, inline="always")
 def _owned_stacks(state, mover, colour):
     """Bit masks over the mover's view positions (bit ``j``: view position ``j``): the stacks
     the mover owns, and of those the lone Aces. Branch-free: which stacks a player owns follows
     the colours of the top cards, which no branch predictor can guess. The scan runs over the
-    absolute positions (fixed indices) and North's masks are turned by 6 at the end."""
+    absolute positions (fixed indices) and North's masks are turned by 6 at the end; a top
+    card's colour and rank are looked up as one bit of ``_RED_CELLS``/``_BLACK_CELLS`` and
+    ``_ACE_CELLS`` (an empty stack's top, its cell 0, is 0: in neither colour)."""
+    of_colour = _BLACK_CELLS if colour else _RED_CELLS
     owned = 0
     aces = 0
     for pos in range(N_POS):
         h = state[O_H + pos]
-        top = state[_u(pos * CAP + (h - 1 if h > 0 else 0))]  # cell 0 of an empty stack is 0
-        mine = (h > 0) & (_colour(top) == colour)
-        owned |= np.int64(mine) << pos
-        aces |= np.int64(mine & (h == 1) & _is_ace(top)) << pos
+        top = state[_u(pos * CAP + (h - 1 if h > 0 else 0))]
+        mine = (of_colour >> top) & 1
+        owned |= mine << pos
+        aces |= (mine & (_ACE_CELLS >> top) & np.int64(h == 1)) << pos
     turn = 6 * mover  # North's view position j is position j + 6
     owned = ((owned >> turn) | (owned << (N_POS - turn))) & 0xFFF
     aces = ((aces >> turn) | (aces << (N_POS - turn))) & 0xFFF
@@ -587,25 +594,16 @@ def legal_mask(state, params, mask):
     if done or first:
         rows = 0
     aces &= rows
-    count = 0
-    for j in range(N_POS):
-        m = (rows >> j) & 1
-        a = (aces >> j) & 1
-        mask[j] = m
-        mask[A_ACE_CW + j] = a
-        count += m + a
-    passes = (count == 0) & (not done) & (not first)
-    mask[0] = 1 if first and not done else mask[0]
-    mask[A_PASS] = 1 if passes else 0
-    count += (1 if passes else 0) + (1 if first and not done else 0)
-    resign = 0
+    forced = first and not done  # South's first move: S1, the only legal action
+    passes = rows == 0 and not done and not first
+    resign = False
     if params[P_ENDING] == ENDING_PARLETT and not done and not first:
         mine = _cards_in_play(state, colour)
         theirs = _cards_in_play(state, 1 - colour)
-        if mine + theirs < 13 and mine < theirs:
-            resign = 1
-    mask[A_RESIGN] = resign
-    return count + resign
+        resign = mine + theirs < 13 and mine < theirs
+    legal = (rows | (aces << A_ACE_CW) | (np.int64(passes) << A_PASS) | (np.int64(resign) << A_RESIGN)
+             | np.int64(forced))
+    return mask_from_bits(mask, legal, NUM_ACTIONS)
 
 
 @njit(cache=True)
