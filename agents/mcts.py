@@ -29,9 +29,11 @@ The move played is the root child with the most visits. Randomness (expansion or
 rollouts) comes from a splitmix64 generator seeded from the agent's ``numpy`` Generator, so
 a seeded agent is repeatable (for a simulation budget; a time budget depends on speed).
 Speed: the loop is compiled once per kernel and process with the kernel's functions
-inlined into it and its arrays used without reference counts (``mancala_envs.core.inline``);
-the selection step keeps each node's mean return and ``1/sqrt(visits)`` up to date in the
-backup, so choosing a child costs a multiply-add. On Kalah(6,4) from the start, 20,000
+inlined into it, its arrays used without reference counts and the params vector read into
+registers once per search (``mancala_envs.core.inline``, as ``core.playout`` does); the
+selection step keeps each node's mean return and ``1/sqrt(visits)`` up to date in the
+backup, so choosing a child costs a multiply-add, and ``sqrt(ln N)`` and ``1/sqrt(n)`` come
+from tables filled as the root's visits grow (the same values as computed each time). On Kalah(6,4) from the start, 20,000
 simulations run at about 500 k simulations/s on one core (``benchmarks/run.py``, figure (i)).
 
 Learned evaluation (``mcts_search(..., evaluation=...)``, ``mcts:sims=800,eval=RUN_DIR``):
@@ -60,7 +62,7 @@ from numba import njit
 
 from mancala_envs.core.game import State
 from mancala_envs.core.compiled import cached_njit
-from mancala_envs.core.inline import inline_kernel, inlined, unowned
+from mancala_envs.core.inline import inline_kernel, inlined, params_reader, unowned
 from mancala_envs.core.jit_helpers import copy_into, past_deadline, random_below, random_legal_action
 
 from .base import Agent
@@ -106,6 +108,8 @@ class SimulationScratch(NamedTuple):
     """What one simulation works in (N nodes, A actions, S state size)."""
 
     path: np.ndarray  # int64[N]       the nodes of the current simulation, root first
+    sqrt_log: np.ndarray  # float64[N+1]   sqrt(ln(n + 1)) for n visits (filled as the root's visits grow)
+    inv_sqrt: np.ndarray  # float64[N+1]   1 / sqrt(n) for n visits (likewise)
     work: np.ndarray  # int32[S]       the rollout position
     mask: np.ndarray  # int8[A]        legal moves of the rollout position
     returns: np.ndarray  # float64[2]     the rollout's result per player
@@ -117,7 +121,8 @@ class SimulationScratch(NamedTuple):
     def allocate(cls, nodes: int, num_actions: int, state_size: int,
                  evaluation: EvalNet | None = None, observation_size: int = 1) -> "SimulationScratch":
         net = evaluation if evaluation is not None else EvalNet.empty(observation_size)
-        return cls(np.zeros(nodes, np.int64), np.zeros(state_size, np.int32), np.zeros(num_actions, np.int8),
+        return cls(np.zeros(nodes, np.int64), np.zeros(nodes + 1, np.float64), np.zeros(nodes + 1, np.float64),
+                   np.zeros(state_size, np.int32), np.zeros(num_actions, np.int8),
                    np.zeros(2, np.float64), np.zeros(2, np.float64), np.zeros(num_actions, np.float64), net)
 
 
@@ -136,11 +141,37 @@ class MCTSSettings(NamedTuple):
 
 
 @njit(cache=True, inline="always")
-def _select(tree, path, c):
+def _fill_visit_tables(scratch, visits):
+    """Make ``scratch.sqrt_log`` and ``scratch.inv_sqrt`` valid up to ``visits`` (the root's
+    visits after this simulation: no node has more), as far as they reach."""
+    if visits < scratch.sqrt_log.shape[0]:
+        scratch.sqrt_log[visits] = np.sqrt(np.log(visits + 1.0))
+        scratch.inv_sqrt[visits] = 1.0 / np.sqrt(visits)
+
+
+@njit(cache=True, inline="always")
+def _sqrt_log(scratch, visits):
+    """``sqrt(ln(visits + 1))``, from the table while it reaches (the same value either way)."""
+    if visits < scratch.sqrt_log.shape[0]:
+        return scratch.sqrt_log[visits]
+    return np.sqrt(np.log(visits + 1.0))
+
+
+@njit(cache=True, inline="always")
+def _inv_sqrt(scratch, visits):
+    """``1 / sqrt(visits)``, from the table while it reaches (the same value either way)."""
+    if visits < scratch.inv_sqrt.shape[0]:
+        return scratch.inv_sqrt[visits]
+    return 1.0 / np.sqrt(visits)
+
+
+@njit(cache=True, inline="always")
+def _select(tree, scratch, c):
     """Step from the root to a node to expand (or a terminal one): (that node, its depth).
 
-    The path's nodes go to ``path``, root first.
+    The path's nodes go to ``scratch.path``, root first.
     """
+    path = scratch.path
     node = 0
     depth = 0
     path[0] = 0
@@ -148,8 +179,10 @@ def _select(tree, path, c):
         best = -1
         best_score = -1e300
         # c * sqrt(ln N / n) = c * sqrt(ln N) * (1 / sqrt(n)): the child's factor is kept
-        # up to date by the backup, so the loop over children has no division
-        c_sqrt_log_n = c * np.sqrt(np.log(tree.node_visits[node] + 1.0))
+        # up to date by the backup, so the loop over children has no division; sqrt(ln N)
+        # comes from a table (a logarithm and a square root per level cost about as much
+        # as the loop over the children)
+        c_sqrt_log_n = c * _sqrt_log(scratch, tree.node_visits[node])
         for a in range(tree.children_index.shape[1]):
             child = tree.children_index[node, a]
             if child >= 0:
@@ -198,8 +231,9 @@ def _select_puct(tree, path, c):
 
 
 @njit(cache=True, inline="always")
-def _backup(tree, path, depth, returns):
+def _backup(tree, scratch, depth):
     """Count a visit on every node of the path; each adds the return of the player who moved into it."""
+    path, returns = scratch.path, scratch.returns
     for k in range(depth, -1, -1):
         node = path[k]
         visits = tree.node_visits[node] + 1
@@ -207,7 +241,7 @@ def _backup(tree, path, depth, returns):
         if k > 0:
             tree.node_value[node] += returns[tree.node_player[path[k - 1]]]
             tree.node_mean[node] = tree.node_value[node] / visits
-            tree.node_explore[node] = 1.0 / np.sqrt(visits)
+            tree.node_explore[node] = _inv_sqrt(scratch, visits)
 
 
 @njit(cache=True, inline="always")
@@ -228,7 +262,7 @@ def _most_visited_root_move(tree):
 
 
 @functools.cache
-def _build_mcts(kernel, heuristic):
+def _build_mcts(kernel, heuristic, width):
     """The search loop for one kernel, with the kernel's functions compiled into it.
 
     The kernel's functions are closure variables (``core.inline.inline_kernel``), not
@@ -236,9 +270,11 @@ def _build_mcts(kernel, heuristic):
     the inlined bodies count no references. Together: about 25% less time per rollout ply
     than calling the functions (see ``mancala_envs.core.inline``). Cached on disk per kernel
     by ``core.compiled.cached_njit`` (numba's ``cache=True`` cannot keep a closure). The phases
-    are ``inline="always"`` too: one compiled loop, as if written in one piece.
+    are ``inline="always"`` too: one compiled loop, as if written in one piece. ``width``:
+    the length of the params vector, read into registers (``core.inline.params_reader``).
     """
     k = inline_kernel(kernel)
+    params_of = params_reader(None, width)  # the params vector's entries in registers
     legal_mask, apply, current_player = k.legal_mask, k.apply, k.current_player
     returns, plies, scores, observe = k.returns, k.plies, k.scores, k.observe
     heuristic = inlined(heuristic)
@@ -360,7 +396,7 @@ def _build_mcts(kernel, heuristic):
     def search_loop(params_owned, root, settings, tree_owned, scratch_owned):
         """Run the simulations; returns (best root move, simulations run, nodes used)."""
         # views without reference counts: the caller's arrays outlive this call
-        params = unowned(params_owned)
+        params = params_of(params_owned)
         tree = unowned(tree_owned)
         scratch = unowned(scratch_owned)
         copy_into(tree.node_states[0], root)
@@ -373,11 +409,12 @@ def _build_mcts(kernel, heuristic):
         while sims < settings.num_sims and used < tree.node_states.shape[0]:
             if sims > 0 and past_deadline(settings.deadline, sims, 64):
                 break
+            _fill_visit_tables(scratch, tree.node_visits[0] + 1)  # the root's visits after this simulation
             if settings.use_priors:
                 node, depth, pick = _select_puct(tree, scratch.path, settings.c)
                 expandable = pick >= 0 and plies(tree.node_states[node], params) < settings.max_plies
             else:
-                node, depth = _select(tree, scratch.path, settings.c)
+                node, depth = _select(tree, scratch, settings.c)
                 pick = -1
                 expandable = tree.node_player[node] >= 0 and plies(tree.node_states[node], params) < settings.max_plies
             if expandable:
@@ -395,7 +432,7 @@ def _build_mcts(kernel, heuristic):
                 evaluate(params, tree.node_states[node], scratch, settings.max_plies, settings.use_heuristic)
             else:
                 s = rollout(params, tree.node_states[node], scratch, settings.max_plies, settings.decisive_total, s)
-            _backup(tree, scratch.path, depth, scratch.returns)
+            _backup(tree, scratch, depth)
             sims += 1
         return _most_visited_root_move(tree), sims, used
 
@@ -454,7 +491,8 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
         use_priors=evaluation is not None and evaluation.has_policy,
     )
     heuristic = game.search_heuristic if game.search_heuristic is not None else _no_heuristic
-    best, done, used = _build_mcts(game.kernel, heuristic)(game.params, state.array.copy(), settings, tree, scratch)
+    params = np.ascontiguousarray(game.params, dtype=np.int64)
+    best, done, used = _build_mcts(game.kernel, heuristic, len(params))(params, state.array.copy(), settings, tree, scratch)
     seconds = _time.perf_counter() - start
     visits, values = {}, {}
     for a in range(game.num_actions):
