@@ -63,7 +63,7 @@ from numba import njit
 from mancala_envs.core.game import State
 from mancala_envs.core.compiled import cached_njit
 from mancala_envs.core.inline import inline_kernel, inlined, params_reader, unowned
-from mancala_envs.core.jit_helpers import copy_into, past_deadline, random_below, random_legal_action
+from mancala_envs.core.jit_helpers import copy_into, past_deadline, random_below, random_legal_action_of_words
 
 from .base import Agent
 from .learned_eval import EvalNet, LearnedEval, blended_value, features_loader, load_evaluation, net_policy
@@ -111,7 +111,8 @@ class SimulationScratch(NamedTuple):
     sqrt_log: np.ndarray  # float64[N+1]   sqrt(ln(n + 1)) for n visits (filled as the root's visits grow)
     inv_sqrt: np.ndarray  # float64[N+1]   1 / sqrt(n) for n visits (likewise)
     work: np.ndarray  # int32[S]       the rollout position
-    mask: np.ndarray  # int8[A]        legal moves of the rollout position
+    mask: np.ndarray  # int8[A]        legal moves of the rollout position (the first bytes of mask_words)
+    mask_words: np.ndarray  # uint64[ceil(A/8)] the mask's memory eight entries a word (zero padded)
     returns: np.ndarray  # float64[2]     the rollout's result per player
     scores: np.ndarray  # float64[2]     the rollout position's scores
     logits: np.ndarray  # float64[A]     the policy head's logits (PUCT)
@@ -121,8 +122,10 @@ class SimulationScratch(NamedTuple):
     def allocate(cls, nodes: int, num_actions: int, state_size: int,
                  evaluation: EvalNet | None = None, observation_size: int = 1) -> "SimulationScratch":
         net = evaluation if evaluation is not None else EvalNet.empty(observation_size)
+        words = np.zeros(-(-num_actions // 8), np.uint64)
+        mask = words.view(np.int8)[:num_actions]  # legal_mask never writes the padding: it stays 0
         return cls(np.zeros(nodes, np.int64), np.zeros(nodes + 1, np.float64), np.zeros(nodes + 1, np.float64),
-                   np.zeros(state_size, np.int32), np.zeros(num_actions, np.int8),
+                   np.zeros(state_size, np.int32), mask, words,
                    np.zeros(2, np.float64), np.zeros(2, np.float64), np.zeros(num_actions, np.float64), net)
 
 
@@ -387,7 +390,8 @@ def _build_mcts(kernel, heuristic, width):
                     result[0] = 1.0 if score[0] > score[1] else -1.0
                     result[1] = -result[0]
                     return s
-            s, action = random_legal_action(s, scratch.mask, legal_mask(work, params, scratch.mask))
+            # the same draw as random_legal_action's, reading the mask eight entries a word
+            s, action = random_legal_action_of_words(s, scratch.mask_words, legal_mask(work, params, scratch.mask))
             apply(work, params, action)
         returns(work, params, result)
         return s
