@@ -1224,7 +1224,7 @@ def _errors(report: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="short run (about 2 minutes; the full run takes about 8)")
+    parser.add_argument("--quick", action="store_true", help="short run (10-14 minutes from an empty numba cache; the full run measures every card id and takes longer)")
     parser.add_argument("--smoke", action="store_true", help="tiny budgets: checks that every figure runs (tests)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON output (default {DEFAULT_OUT.relative_to(ROOT)})")
     args = parser.parse_args(argv)
