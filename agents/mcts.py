@@ -63,7 +63,8 @@ from numba import njit
 from mancala_envs.core.game import State
 from mancala_envs.core.compiled import cached_njit
 from mancala_envs.core.inline import inline_kernel, inlined, params_reader, unowned
-from mancala_envs.core.jit_helpers import copy_into, past_deadline, random_below, random_legal_action_of_words
+from mancala_envs.core.jit_helpers import (copy_into, mask_with_words, past_deadline, random_below,
+                                           random_legal_action_of_words)
 
 from .base import Agent
 from .learned_eval import EvalNet, LearnedEval, blended_value, features_loader, load_evaluation, net_policy
@@ -122,8 +123,7 @@ class SimulationScratch(NamedTuple):
     def allocate(cls, nodes: int, num_actions: int, state_size: int,
                  evaluation: EvalNet | None = None, observation_size: int = 1) -> "SimulationScratch":
         net = evaluation if evaluation is not None else EvalNet.empty(observation_size)
-        words = np.zeros(-(-num_actions // 8), np.uint64)
-        mask = words.view(np.int8)[:num_actions]  # legal_mask never writes the padding: it stays 0
+        mask, words = mask_with_words(num_actions)
         return cls(np.zeros(nodes, np.int64), np.zeros(nodes + 1, np.float64), np.zeros(nodes + 1, np.float64),
                    np.zeros(state_size, np.int32), mask, words,
                    np.zeros(2, np.float64), np.zeros(2, np.float64), np.zeros(num_actions, np.float64), net)

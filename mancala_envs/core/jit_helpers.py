@@ -2,7 +2,8 @@
 
 * ``splitmix64(s)``, ``random_below(s, count)`` and ``random_legal_action(s, mask, count)``
   (``random_legal_action_of_first(s, mask, count, width)``: the same over a mask's first entries;
-  ``random_legal_action_of_words(s, words, count)``: the same draw read eight entries at a time):
+  ``random_legal_action_of_words(s, words, count)``: the same draw read eight entries at a time,
+  over the buffers of ``mask_with_words(num_actions)``):
   the generator of the random playouts (``core.playout``), the batched engine's
   ``sample_actions`` (``vector``) and the Monte Carlo tree search (``mancala_envs.agents.mcts``). Its
   whole state is one ``uint64`` that the caller threads through (``s, bits =
@@ -155,6 +156,15 @@ _BYTES_ONE = np.uint64(0x0101010101010101)  # 1 in every byte
 _BYTES_TOP = np.uint64(0x8080808080808080)  # the top bit of every byte
 _U7 = np.uint64(7)
 _U56 = np.uint64(56)
+
+
+def mask_with_words(num_actions):
+    """A zeroed ``int8`` mask of ``num_actions`` entries and the ``uint64`` words it is the first
+    bytes of, as ``(mask, words)``: ``legal_mask`` fills ``mask``, and
+    ``random_legal_action_of_words`` reads ``words``. A kernel's ``legal_mask`` never writes
+    past its ``num_actions`` entries, so the padding of the last word stays zero."""
+    words = np.zeros(-(-num_actions // 8), np.uint64)
+    return words.view(np.int8)[:num_actions], words
 
 
 @njit(cache=True, inline="always")

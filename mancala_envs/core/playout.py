@@ -76,7 +76,7 @@ from numba.core.errors import TypingError
 from .game import NO_PLY_CAP
 from .compiled import cached_njit
 from .inline import inline_kernel, params_reader, unowned
-from .jit_helpers import copy_into, random_legal_action_of_words
+from .jit_helpers import copy_into, mask_with_words, random_legal_action_of_words
 
 __all__ = ["InvariantViolation", "PlayoutTotals", "Violation", "random_playouts", "VIOLATION_MESSAGES"]
 
@@ -147,8 +147,7 @@ class PlayoutBuffers(NamedTuple):
 
     @classmethod
     def allocate(cls, state_size: int, num_actions: int) -> "PlayoutBuffers":
-        words = np.zeros(-(-num_actions // 8), np.uint64)
-        mask = words.view(np.int8)[:num_actions]  # legal_mask never writes the padding: it stays 0
+        mask, words = mask_with_words(num_actions)
         return cls(np.zeros(state_size, np.int32), np.zeros(state_size, np.int32), mask, words,
                    np.zeros(2, np.float64))
 
