@@ -8,17 +8,36 @@ them and their report (``arena``, ``paired_results``; one deal from both seats: 
 accuracy against perfect play (``analysis``).
 """
 
-from .arena import play_game, play_match
+import importlib
+
 from .base import Agent
 from .human import HumanAgent
-from .matchplay import play_deal_match
 from .mcts import MCTSAgent, mcts_search
-from .openings import OpeningError, OpeningSuite, initial_suite, opening_suite
-from .paired_results import PairedResult
 from .search import AlphaBetaAgent, search
 from .simple import GreedyAgent, RandomAgent
 from .solver import SolveResult, SolverAgent, solve
 from .specs import AGENT_FACTORIES, AgentSpecError, make_agent
+
+# The arena and the opening suites are imported when first named (PEP 562): a process that
+# only builds an agent and plays its moves (``make_agent(...).act(state)``) does not load them.
+_ON_FIRST_USE = {
+    "play_game": "arena", "play_match": "arena", "play_deal_match": "matchplay",
+    "OpeningError": "openings", "OpeningSuite": "openings", "initial_suite": "openings",
+    "opening_suite": "openings", "PairedResult": "paired_results",
+}
+
+
+def __getattr__(name: str):
+    if name not in _ON_FIRST_USE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_ON_FIRST_USE[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ON_FIRST_USE))
+
 
 __all__ = [
     "AGENT_FACTORIES",

@@ -137,6 +137,15 @@ def test_cached_njit_runs_like_njit():
     assert loop(5) == 10
 
 
+@needs_jit
+def test_the_cache_is_set_up_at_the_first_call_not_when_the_loop_is_defined():
+    """A module defining many loops costs a process nothing for those it never calls."""
+    loop = cached_njit(_loop_over(_add_one))
+    assert loop._cache._cache is None  # no cache folder looked up, no fingerprint taken
+    assert loop(3) == 3
+    assert loop._cache._cache._fingerprint.startswith(fingerprint(loop))
+
+
 def test_thread_chooser_takes_the_faster_step_and_backs_off_while_serial_wins():
     chooser = ThreadChooser(every=10, trials=3)
     used = []

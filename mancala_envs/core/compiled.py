@@ -33,6 +33,10 @@ Cache files live where numba puts them for the factory's source file (``__pycach
 next to it, or ``NUMBA_CACHE_DIR``), all loops of one factory in one index, one entry per
 fingerprint and signature. Under ``NUMBA_DISABLE_JIT=1`` ``cached_njit`` returns the
 function itself.
+
+The cache is set up, and the fingerprint taken, when the loop is first loaded or compiled, not
+when ``cached_njit`` is called: a module that defines loops for many games (the move features,
+the learned evaluation) costs a process nothing for the loops it never calls.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from typing import Any, Callable
 
 import numpy as np
 from numba import config, njit
-from numba.core.caching import FunctionCache
+from numba.core.caching import FunctionCache, _Cache
 from numba.core.dispatcher import Dispatcher
 
 __all__ = ["cached_njit", "fingerprint"]
@@ -114,14 +118,61 @@ def fingerprint(function: Callable) -> str:
 
 class _FingerprintCache(FunctionCache):
     """Numba's function cache, keyed by ``fingerprint`` and the compile options instead of the
-    pickled closure."""
+    pickled closure. The fingerprint is taken at the first load or save, when numba compiles
+    what the function's globals hold then."""
 
     def __init__(self, py_func, options: dict[str, Any]):
         super().__init__(py_func)
-        self._fingerprint = fingerprint(py_func) + ":" + repr(sorted((k, repr(v)) for k, v in options.items()))
+        self._options = repr(sorted((k, repr(v)) for k, v in options.items()))
+        self._fingerprint: str | None = None
 
     def _index_key(self, sig, codegen):
+        if self._fingerprint is None:
+            self._fingerprint = fingerprint(self._py_func) + ":" + self._options
         return (sig, codegen.magic_tuple(), (self._fingerprint,))
+
+
+class _CacheOnFirstUse(_Cache):
+    """A ``_FingerprintCache`` made when the dispatcher first loads or saves code.
+
+    Setting up numba's cache for a function finds its cache folder and checks that it can
+    write there (a temporary file), and the fingerprint walks everything the function
+    compiles in: about 1 ms a function, paid at import for every ``cached_njit`` loop, most of
+    which a process never calls (move features of games it does not play, the learned
+    evaluation's loops). Deferred, a process pays it only for what it runs.
+    """
+
+    def __init__(self, py_func, options: dict[str, Any]):
+        self._py_func = py_func
+        self._options = options
+        self._cache: _FingerprintCache | None = None
+
+    def _made(self) -> _FingerprintCache:
+        if self._cache is None:
+            self._cache = _FingerprintCache(self._py_func, self._options)
+        return self._cache
+
+    @property
+    def cache_path(self):
+        return self._made().cache_path
+
+    def load_overload(self, sig, target_context):
+        return self._made().load_overload(sig, target_context)
+
+    def save_overload(self, sig, data):
+        self._made().save_overload(sig, data)
+
+    def enable(self):
+        self._made().enable()
+
+    def disable(self):
+        self._made().disable()
+
+    def flush(self):
+        self._made().flush()
+
+    def _index_key(self, sig, codegen):
+        return self._made()._index_key(sig, codegen)
 
 
 def cached_njit(function: Callable, **options: Any) -> Callable:
@@ -129,5 +180,5 @@ def cached_njit(function: Callable, **options: Any) -> Callable:
     dispatcher = njit(**options)(function)
     if config.DISABLE_JIT:
         return dispatcher
-    dispatcher._cache = _FingerprintCache(function, options)
+    dispatcher._cache = _CacheOnFirstUse(function, options)
     return dispatcher
