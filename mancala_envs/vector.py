@@ -131,7 +131,8 @@ class ThreadChooser:
     ``MAX_BACKOFF * every``), and when the parallel step wins it is ``every`` again. A lost
     probe also sets the gap long enough that its cost (its parallel steps' time beyond the
     serial median) is at most ``PROBE_SHARE`` (5%) of the serial steps' time until the next
-    probe (and at most ``MAX_GAP * every``): with a busy core one parallel step can cost as much
+    probe, divided by the same doubling while lost probes follow each other (and at most
+    ``MAX_GAP * every``): with a busy core one parallel step can cost as much
     as hundreds of serial ones (measured: 6.4 M steps/s against 21 M serial on Kalah(6,4),
     B=1024, when probes came every few hundred steps). Between probes, two parallel steps in a
     row slower than ``GIVE_UP`` times the last probe's serial median switch to the serial step at
@@ -236,13 +237,16 @@ class ThreadChooser:
         self.current = parallel_wins
         self.probes_won[parallel_wins] += 1
         self.serial_wins = 0 if self.current else self.serial_wins + 1
-        self.gap = self.every * min(2 ** max(self.serial_wins - 1, 0), self.MAX_BACKOFF)
+        backoff = min(2 ** max(self.serial_wins - 1, 0), self.MAX_BACKOFF)
+        self.gap = self.every * backoff
         serial = self.timings[False]
         if serial:
             self.serial_median = _median(serial)
         if not parallel_wins and self.serial_median > 0:
+            # the cost's share falls with the lost probes in a row too: under a load that lasts, one
+            # lost probe per PROBE_SHARE of the time cost about 4% of the rounds' speed (load 11-12)
             cost = sum(t - self.serial_median for t in self.parallel_seconds if t > self.serial_median)
-            self.gap = max(self.gap, min(math.ceil(cost / (self.PROBE_SHARE * self.serial_median)),
+            self.gap = max(self.gap, min(math.ceil(backoff * cost / (self.PROBE_SHARE * self.serial_median)),
                                          self.MAX_GAP * self.every))
         self.until_probe = self.gap
         self.probing = 0

@@ -327,11 +327,14 @@ def test_thread_chooser_gives_up_on_a_slow_parallel_step_and_bounds_its_backoff(
 
     every, trials = 20, 2
     chooser = ThreadChooser(every=every, trials=trials)
-    # a busy core: the wake-up step and the first compared one wait 20 ms, which ends the probe
-    used = _run_chooser(chooser, 5, 0.001, lambda k: 0.020)
+    # a busy core: the wake-up step and the first compared one wait 10 ms, which ends the probe
+    used = _run_chooser(chooser, 5, 0.001, lambda k: 0.010)
     assert used == [False] * 3 + [True] * 2 and not chooser.current
-    # the next probe waits until those two steps' 2 x 19 ms over the serial one are 5% of the time
-    assert chooser.gap == math.ceil(2 * 0.019 / (ThreadChooser.PROBE_SHARE * 0.001)) == 760
+    # the next probe waits until those two steps' 2 x 9 ms over the serial one are 5% of the time
+    assert chooser.gap == math.ceil(2 * 0.009 / (ThreadChooser.PROBE_SHARE * 0.001)) == 360
+    _run_chooser(chooser, chooser.until_probe, 0.001, None)
+    _run_chooser(chooser, 5, 0.001, lambda k: 0.010)  # lost again: 2.5% of the time, the gap doubled
+    assert not chooser.current and chooser.gap == 720
     # a parallel step slightly slower than the serial one: lost narrowly, the gap doubles up to MAX_BACKOFF
     gaps = []
     for _ in range(6):
@@ -339,7 +342,7 @@ def test_thread_chooser_gives_up_on_a_slow_parallel_step_and_bounds_its_backoff(
         used = _run_chooser(chooser, 2 * (trials + 1), 0.001, lambda k: 0.00101)
         assert used == [False] * (trials + 1) + [True] * (trials + 1)
         gaps.append(chooser.gap)
-    assert gaps == [every * 2 ** k for k in (1, 2, 3, 3, 3, 3)] and ThreadChooser.MAX_BACKOFF == 8
+    assert gaps == [every * 2 ** k for k in (2, 3, 3, 3, 3, 3)] and ThreadChooser.MAX_BACKOFF == 8
     # one stall of the worker thread (2 s) sets a gap of at most MAX_GAP * every
     _run_chooser(chooser, chooser.until_probe + trials + 1, 0.001, None)
     _run_chooser(chooser, 2, None, lambda k: 2.0)
