@@ -16,7 +16,10 @@ the step from the machine. Each round, alternated:
 * ``serial_us`` / ``parallel_us``: the median time of one ``batch.step(batch.sample_actions())``
   at B = 1024 on Kalah(6,4), specialised, with the serial and the parallel compiled step
   forced (``ThreadChooser.always``), ``--steps`` steps each;
-* ``parallel_speedup``: ``serial_us / parallel_us``.
+* ``parallel_speedup``: ``serial_us / parallel_us``;
+* ``first_parallel_us``, ``second_parallel_us``: the first two parallel steps' times right
+  after the serial ones (not in ``parallel_us``'s median): numba's worker thread sleeps during a serial stretch, and the
+  first parallel step waits for it (``ThreadChooser`` does not compare that step).
 
 It prints one line per round and the summary, and writes the JSON (every round, numba's
 threading layer, the load average before and after) to ``benchmarks/results/batch_threads.json``
@@ -73,15 +76,15 @@ def pair_cores(n_games: int, seed: int) -> float:
     return 2 * one / two
 
 
-def step_median_us(batch: BatchEnv, parallel: bool, steps: int) -> float:
-    """Median wall time of one ``step(sample_actions())`` with the one compiled step forced."""
+def step_times_us(batch: BatchEnv, parallel: bool, steps: int) -> list[float]:
+    """The wall time of each ``step(sample_actions())``, with the one compiled step forced."""
     batch.threads = ThreadChooser.always(parallel)
     times = []
     for _ in range(steps):
         start = time.perf_counter()
         batch.step(batch.sample_actions())
-        times.append(time.perf_counter() - start)
-    return 1e6 * statistics.median(times)
+        times.append(1e6 * (time.perf_counter() - start))
+    return times
 
 
 def measure(rounds: int, steps: int, pair_games: int = 20_000) -> dict[str, Any]:
@@ -89,17 +92,20 @@ def measure(rounds: int, steps: int, pair_games: int = 20_000) -> dict[str, Any]
     load_before = os.getloadavg()
     batch = BatchEnv("kalah-v0", BATCH_SIZE, seed=0, specialise=True)
     for parallel in (False, True, False, True):  # compile or load both steps
-        step_median_us(batch, parallel, 3)
+        step_times_us(batch, parallel, 3)
     pair_cores(200, 0)  # compile the loops
     rows = []
     for r in range(rounds):
         pair = pair_cores(pair_games, 1000 * r)
-        serial = step_median_us(batch, False, steps)
-        parallel = step_median_us(batch, True, steps)
+        serial = statistics.median(step_times_us(batch, False, steps))
+        parallel_times = step_times_us(batch, True, steps + 2)
+        parallel = statistics.median(parallel_times[2:])
         rows.append({"pair_cores": pair, "serial_us": serial, "parallel_us": parallel,
-                     "parallel_speedup": serial / parallel})
+                     "parallel_speedup": serial / parallel,
+                     "first_parallel_us": parallel_times[0], "second_parallel_us": parallel_times[1]})
         print(f"round {r}: pair {pair:.2f} cores | step serial {serial:.1f} us ({BATCH_SIZE / serial:.1f} M steps/s), "
-              f"parallel {parallel:.1f} us ({BATCH_SIZE / parallel:.1f} M) -> {serial / parallel:.2f}x", flush=True)
+              f"parallel {parallel:.1f} us ({BATCH_SIZE / parallel:.1f} M) -> {serial / parallel:.2f}x | first parallel "
+              f"steps after serial ones {parallel_times[0]:.0f}, {parallel_times[1]:.0f} us", flush=True)
     return {"rounds": rows, "threading_layer": numba.threading_layer(), "threads": numba.config.NUMBA_NUM_THREADS,
             "batch_size": BATCH_SIZE, "steps_per_sample": steps, "load_average_before": load_before,
             "load_average_after": os.getloadavg()}

@@ -463,13 +463,17 @@ def bench_batch_vs_openspiel(rounds: int, seconds: float, batch_size: int = BATC
     try:
         timed_run, _, batch = _batch_runner(KERNEL_ID, batch_size, "chosen", specialise=True)
         shares: list[float | None] = []
+        probes: list[dict[str, int]] = []
 
-        def batch_run(budget: float):  # also notes the round's share of parallel steps
-            before = dict(batch.threads.steps_run) if batch.threads is not None else None
+        def batch_run(budget: float):  # also notes the round's share of parallel steps and its probes
+            chooser = batch.threads
+            before = (dict(chooser.steps_run), dict(chooser.probes_won)) if chooser is not None else None
             counts = timed_run(budget)
             if before is not None:
-                run = {mode: batch.threads.steps_run[mode] - before[mode] for mode in (False, True)}
+                run = {mode: chooser.steps_run[mode] - before[0][mode] for mode in (False, True)}
                 shares.append(run[True] / max(run[False] + run[True], 1))
+                probes.append({"won_parallel": chooser.probes_won[True] - before[1][True],
+                               "won_serial": chooser.probes_won[False] - before[1][False]})
             return counts
 
         rates = _interleaved_rates({"openspiel": openspiel_run, "batch": batch_run}, rounds, seconds)
@@ -477,6 +481,7 @@ def bench_batch_vs_openspiel(rounds: int, seconds: float, batch_size: int = BATC
         numba.set_num_threads(1)
     return {
         "parallel_share_by_round": shares[-rounds:],  # the warm-up's is dropped
+        "probes_by_round": probes[-rounds:],  # ThreadChooser's probes that each step won
         **_rounds_ratio(rates["batch"], rates["openspiel"]),
         "openspiel": _summary(rates["openspiel"], "moves/s"),
         "batch": _summary(rates["batch"], "steps/s", batch_size=batch_size, specialise=True, step_mode="chosen"),

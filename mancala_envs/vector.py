@@ -115,23 +115,32 @@ class ThreadChooser:
 
     On a quiet machine the threads split the batch; on a busy one a worker thread waits for a
     core, and a step that waits for it took 30 to 300 times longer than one thread alone
-    (measured: see benchmarks/README.md, "BatchEnv under load"). So from time to time the
-    next ``2 * trials`` steps alternate the two, and the parallel step is used until the next
-    probe if its median time is below ``MARGIN`` (0.9) times the serial one's; a parallel
-    step slower than ``GIVE_UP`` (4) times the serial median ends the probe at once. The first
-    probe starts at the first step, the next ones ``every`` steps after the end of the last;
-    while the serial step keeps winning, that gap doubles at each probe (up to
-    ``MAX_BACKOFF * every``), since a probe's parallel steps are the slow ones then; when the
-    parallel step wins it is ``every`` again. Between probes, a parallel step slower than
-    ``GIVE_UP`` times the last probe's serial median switches to the serial step at once, as a
-    lost probe does: a probe can win in the moment a busy core is free, and the ``every``
-    parallel steps after it then each waited for that core (measured: 7.1 M steps/s against
-    17.1 M serial with one core spinning, Kalah(6,4), B=1024). A lost probe also sets the gap long enough that
-    its cost (its parallel steps' time beyond the serial median) is at most ``PROBE_SHARE``
-    (5%) of the serial steps' time until the next probe: with a busy core one parallel step
-    can cost as much as hundreds of serial ones, and probing every few hundred steps then
-    spent most of the time in probes (measured: 6.4 M steps/s against 21 M serial on
-    Kalah(6,4), B=1024). The games are the same either way.
+    (measured: see benchmarks/README.md, "BatchEnv under load"). So from time to time a probe
+    runs ``trials + 1`` serial steps, then ``trials + 1`` parallel ones, and the parallel step is
+    used until the next probe if its median time is below ``MARGIN`` (0.9) times the serial
+    one's. The first step of each block is not compared: the first parallel step after a
+    serial stretch wakes numba's worker thread, which has gone to sleep, and waited 7-16 ms for
+    a core when another process held it (the steps after it: 0.05 ms), and the first serial step
+    after parallel ones reads back the games the worker thread wrote. Probing one step of each
+    in turn made every probe lose in such phases, for seconds (benchmarks/README.md, "Session
+    of 2026-11-25 06:05 UTC (batch8)"). A compared parallel step slower than ``GIVE_UP`` (4)
+    times the serial median ends the probe at once.
+
+    The first probe starts at the first step, the next ones ``every`` steps after the end of
+    the last; while the serial step keeps winning, that gap doubles at each probe (up to
+    ``MAX_BACKOFF * every``), and when the parallel step wins it is ``every`` again. A lost
+    probe also sets the gap long enough that its cost (its parallel steps' time beyond the
+    serial median) is at most ``PROBE_SHARE`` (5%) of the serial steps' time until the next
+    probe, divided by the same doubling while lost probes follow each other (and at most
+    ``MAX_GAP * every``): with a busy core one parallel step can cost as much
+    as hundreds of serial ones (measured: 6.4 M steps/s against 21 M serial on Kalah(6,4),
+    B=1024, when probes came every few hundred steps). Between probes, two parallel steps in a
+    row slower than ``GIVE_UP`` times the last probe's serial median switch to the serial step at
+    once, as a lost probe does: a probe can win in the moment a busy core is free, and the
+    ``every`` parallel steps after it then each waited for that core (measured: 7.1 M steps/s
+    against 17.1 M serial with one core spinning). One slow step alone does not: it is the
+    worker's wake-up after a pause (the caller did something else between two steps). The games
+    are the same either way.
 
     The choice is between two compiled steps, not two thread counts: numba's
     ``set_num_threads`` costs about 4 us per call from Python (a step of 1024 Kalah games on
@@ -139,21 +148,28 @@ class ThreadChooser:
     A caller that set numba to one thread (``numba.set_num_threads(1)``) gets one thread.
     """
 
-    MAX_BACKOFF = 64
+    # At most 8 * every steps (about 0.2 s for 1024 Kalah games) between two probes that lose
+    # narrowly: a phase where the parallel step lost must not hold the serial step for seconds.
+    MAX_BACKOFF = 8
+    # The longest gap a lost probe's cost may set, in units of `every` (one stall of the
+    # worker thread for tens of milliseconds must not hold the serial step for seconds either).
+    MAX_GAP = 64
     # The parallel step must beat the serial one by this factor. Its downside, a worker waiting
     # for a busy core (30x and more), is cut short between probes (GIVE_UP), so the margin only
     # covers the probes' noise: at 0.8 a quiet machine whose parallel step took 0.85-0.88x the
     # serial time kept the serial step (Kalah(6,4), B=1024: 18.0 M steps/s against 20.4 M).
     MARGIN = 0.9
-    # A parallel probe step this many times slower than the serial ones ends the probe at once:
-    # with a busy core a parallel step can take 100 times a serial one (measured: 20 ms
-    # against 0.14 ms at load 11), so the probe's other parallel steps would cost more than
-    # the hundreds of steps between probes.
+    # A compared parallel probe step this many times slower than the serial ones ends the probe
+    # at once: with a busy core a parallel step can take 100 times a serial one (measured: 20 ms
+    # against 0.14 ms at load 11), so the probe's other parallel steps would cost more than the
+    # hundreds of steps between probes.
     GIVE_UP = 4.0
     # A lost probe may cost at most this share of the serial steps' time until the next one.
     PROBE_SHARE = 0.05
 
-    def __init__(self, every: int = 500, trials: int = 4):
+    def __init__(self, every: int = 500, trials: int = 5):
+        if every < 1 or trials < 1:
+            raise ValueError(f"ThreadChooser needs every >= 1 and trials >= 1, got every={every}, trials={trials}")
         self.every = every
         self.trials = trials
         self.current = True  # parallel
@@ -161,46 +177,55 @@ class ThreadChooser:
         self.serial_wins = 0  # probes in a row that the serial step won
         self.until_probe = 0  # steps left before the next probe (a probe at the start)
         self.probing = 0  # steps of the current probe done
-        self.timings: dict[bool, list[float]] = {False: [], True: []}
+        self.timings: dict[bool, list[float]] = {False: [], True: []}  # the probe's compared steps
+        self.parallel_seconds: list[float] = []  # every parallel step of the probe (its cost)
         self.serial_median = 0.0  # the last probe's serial median (0: none yet)
+        self.slow_steps = 0  # parallel steps in a row slower than GIVE_UP serial medians, between probes
         # steps run serial and parallel since it was made: what a benchmark reads to tell a slow
         # parallel step from a chooser that ran serial
         self.steps_run = {False: 0, True: 0}
+        self.probes_won = {False: 0, True: 0}  # probes (and switches back between probes) won by each step
 
     @classmethod
     def always(cls, parallel: bool) -> "ThreadChooser":
         """A chooser that never probes and always picks ``parallel`` (for measurements)."""
-        chooser = cls(trials=0)
+        chooser = cls()
         chooser.current = parallel
         chooser.until_probe = -1
         return chooser
 
     def next_choice(self) -> bool:
         """Whether the coming step runs in parallel."""
-        return self.probing % 2 == 1 if self.until_probe == 0 else self.current
+        return self.probing > self.trials if self.until_probe == 0 else self.current
 
     def record(self, parallel: bool, seconds: float) -> None:
         """The step just run (parallel or not) took ``seconds``."""
         self.steps_run[parallel] += 1
         if self.until_probe != 0:
-            if parallel and self.serial_median > 0 and seconds > self.GIVE_UP * self.serial_median:
-                # the core the parallel step won with is busy again: back to serial, as a lost probe
-                self.timings[False].append(self.serial_median)
-                self.timings[True].append(seconds)
-                self._conclude(False)
-                return
-            self.until_probe -= 1 if self.until_probe > 0 else 0
+            self._between_probes(parallel, seconds)
+            return
+        first_of_block = self.probing in (0, self.trials + 1)
+        self.probing += 1
+        if parallel:
+            self.parallel_seconds.append(seconds)
+        if first_of_block:
             return
         self.timings[parallel].append(seconds)
-        self.probing += 1
-        serial = self.timings[False]
-        if parallel and serial and seconds > self.GIVE_UP * sorted(serial)[len(serial) // 2]:
+        if parallel and seconds > self.GIVE_UP * _median(self.timings[False]):
             self._conclude(False)  # no need to wait for the worker thread again
-            return
-        if self.probing < 2 * self.trials:
-            return
-        serial_time, parallel_time = (sorted(t)[len(t) // 2] for t in (serial, self.timings[True]))
-        self._conclude(parallel_time < self.MARGIN * serial_time)
+        elif self.probing == 2 * (self.trials + 1):
+            self._conclude(_median(self.timings[True]) < self.MARGIN * _median(self.timings[False]))
+
+    def _between_probes(self, parallel: bool, seconds: float) -> None:
+        """Count down to the next probe; leave a parallel step that waits for a busy core."""
+        slow = parallel and self.serial_median > 0 and seconds > self.GIVE_UP * self.serial_median
+        self.slow_steps = self.slow_steps + 1 if slow else 0
+        if self.slow_steps == 2:  # the core the parallel step won with is busy again: as a lost probe
+            self.timings[False].append(self.serial_median)
+            self.parallel_seconds.append(seconds)
+            self._conclude(False)
+        elif self.until_probe > 0:
+            self.until_probe -= 1
 
     def parallel_share(self) -> float | None:
         """The share of the steps run so far that ran in parallel (None before the first)."""
@@ -210,19 +235,30 @@ class ThreadChooser:
     def _conclude(self, parallel_wins: bool) -> None:
         """End the probe: use the winner until the next one, and set when that is."""
         self.current = parallel_wins
+        self.probes_won[parallel_wins] += 1
         self.serial_wins = 0 if self.current else self.serial_wins + 1
-        self.gap = self.every * min(2 ** max(self.serial_wins - 1, 0), self.MAX_BACKOFF)
+        backoff = min(2 ** max(self.serial_wins - 1, 0), self.MAX_BACKOFF)
+        self.gap = self.every * backoff
         serial = self.timings[False]
         if serial:
-            self.serial_median = sorted(serial)[len(serial) // 2]
-        if not parallel_wins and serial and min(serial) > 0:
-            serial_median = self.serial_median
-            cost = sum(t - serial_median for t in self.timings[True] if t > serial_median)
-            self.gap = max(self.gap, math.ceil(cost / (self.PROBE_SHARE * serial_median)))
+            self.serial_median = _median(serial)
+        if not parallel_wins and self.serial_median > 0:
+            # the cost's share falls with the lost probes in a row too: under a load that lasts, one
+            # lost probe per PROBE_SHARE of the time cost about 4% of the rounds' speed (load 11-12)
+            cost = sum(t - self.serial_median for t in self.parallel_seconds if t > self.serial_median)
+            self.gap = max(self.gap, min(math.ceil(backoff * cost / (self.PROBE_SHARE * self.serial_median)),
+                                         self.MAX_GAP * self.every))
         self.until_probe = self.gap
         self.probing = 0
+        self.slow_steps = 0
+        self.parallel_seconds.clear()
         for times in self.timings.values():
             times.clear()
+
+
+def _median(times: list[float]) -> float:
+    """The median of a probe's step times (the upper one of an even count)."""
+    return sorted(times)[len(times) // 2]
 
 
 @functools.cache
@@ -576,9 +612,11 @@ class BatchEnv:
             bad = self._call_step(False, arguments)
         else:
             parallel = self.threads.next_choice()
+            first_call = self._entries[parallel] is None  # loads or compiles the step: not timed
             start = time.perf_counter()
             bad = self._call_step(parallel, arguments)
-            self.threads.record(parallel, time.perf_counter() - start)
+            if not first_call:
+                self.threads.record(parallel, time.perf_counter() - start)
         if bad == POOL_LOW:  # top the pool up now, so the next step may end every game
             self._deal_ahead()
         elif bad >= 0:

@@ -1,4 +1,4 @@
-"""core.compiled: per-kernel closures cached on disk by fingerprint, and BatchEnv's thread choice.
+"""core.compiled: per-kernel closures cached on disk by fingerprint (BatchEnv's thread choice: tests/test_vector.py).
 
 No timing is asserted: the cache is checked through numba's own hit and miss counters.
 """
@@ -6,7 +6,6 @@ No timing is asserted: the cache is checked through numba's own hit and miss cou
 from __future__ import annotations
 
 import json
-import math
 import os
 import subprocess
 import sys
@@ -16,7 +15,6 @@ import pytest
 from numba import config, njit
 
 from mancala_envs.core.compiled import cached_njit, fingerprint
-from mancala_envs.vector import ThreadChooser
 
 needs_jit = pytest.mark.skipif(config.DISABLE_JIT, reason="nothing is compiled under NUMBA_DISABLE_JIT")
 
@@ -145,70 +143,3 @@ def test_the_cache_is_set_up_at_the_first_call_not_when_the_loop_is_defined():
     assert loop(3) == 3
     assert loop._cache._cache._fingerprint.startswith(fingerprint(loop))
 
-
-def test_thread_chooser_takes_the_faster_step_and_backs_off_while_serial_wins():
-    chooser = ThreadChooser(every=10, trials=3)
-    used = []
-    for _ in range(42):
-        parallel = chooser.next_choice()
-        used.append(parallel)
-        # a slightly busy core: the parallel step is slower, but not enough to give up at once
-        # (nor to cost more than PROBE_SHARE of `every` serial steps)
-        chooser.record(parallel, 0.00101 if parallel else 0.001)
-    assert used[:6] == [False, True] * 3  # the probe alternates
-    assert not any(used[6:16])  # then the serial step, for `every` steps
-    assert used[16:22] == [False, True] * 3  # the next probe
-    assert not any(used[22:42]) and chooser.gap == 20  # then twice as long: the gap doubled
-    for _ in range(2):  # the next probe: a parallel step 50x slower ends it at once
-        parallel = chooser.next_choice()
-        used.append(parallel)
-        chooser.record(parallel, 0.050 if parallel else 0.001)
-    # and the next probe waits until that step's 49 ms over the serial one are 5% of the time
-    assert used[42:44] == [False, True] and not chooser.next_choice()
-    assert chooser.gap == math.ceil(0.049 / (ThreadChooser.PROBE_SHARE * 0.001)) == 980
-    for _ in range(980):  # the serial step until then
-        assert not chooser.next_choice()
-        chooser.record(False, 0.001)
-    for k in range(6):  # the next probe: the machine got quiet
-        parallel = chooser.next_choice()
-        assert parallel == (k % 2 == 1)
-        chooser.record(parallel, 0.001 if parallel else 0.002)
-    assert chooser.current and chooser.gap == 10 and chooser.next_choice()
-
-
-def test_thread_chooser_leaves_a_parallel_step_that_turns_slow_at_once():
-    chooser = ThreadChooser(every=100, trials=2)
-    for _ in range(4):  # a probe won by the parallel step (a quiet moment)
-        parallel = chooser.next_choice()
-        chooser.record(parallel, 0.0005 if parallel else 0.001)
-    assert chooser.current and chooser.serial_median == 0.001
-    for _ in range(10):  # parallel steps at their probed speed: kept
-        assert chooser.next_choice()
-        chooser.record(True, 0.0005)
-    chooser.record(True, 0.020)  # the busy core is back: one step 20x the serial median
-    assert not chooser.current and not chooser.next_choice()  # serial from the next step on
-    # the next probe waits until that step's 19 ms over the serial one are 5% of the time
-    assert chooser.until_probe == math.ceil(0.019 / (ThreadChooser.PROBE_SHARE * 0.001)) == 380
-    # 2 serial and 13 parallel steps were recorded
-    assert chooser.steps_run == {False: 2, True: 13} and chooser.parallel_share() == 13 / 15
-    assert ThreadChooser().parallel_share() is None
-    always = ThreadChooser.always(True)  # a forced mode never switches
-    always.record(True, 1.0)
-    assert always.next_choice()
-
-
-def test_thread_chooser_wants_a_clear_parallel_win():
-    chooser = ThreadChooser(every=10, trials=2)
-    for _ in range(4):  # parallel 0.95x the serial time: within a probe's noise, not worth the risk
-        parallel = chooser.next_choice()
-        chooser.record(parallel, 0.00095 if parallel else 0.001)
-    assert not chooser.current
-    won = ThreadChooser(every=10, trials=2)
-    for _ in range(4):  # 0.85x: taken (a quiet 2-core machine's parallel step, measured 0.73-0.88x)
-        parallel = won.next_choice()
-        won.record(parallel, 0.00085 if parallel else 0.001)
-    assert won.current
-    always = ThreadChooser.always(True)
-    for _ in range(30):
-        assert always.next_choice()
-        always.record(True, 1.0)

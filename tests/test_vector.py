@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from numba import config
@@ -279,6 +281,119 @@ def test_batch_threads_benchmark_runs_and_writes_its_file(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     figures = json.loads(out.read_text())
     (row,) = figures["rounds"]  # no timing is asserted, only that every figure was measured
-    assert set(row) == {"pair_cores", "serial_us", "parallel_us", "parallel_speedup"}
+    assert set(row) == {"pair_cores", "serial_us", "parallel_us", "parallel_speedup",
+                        "first_parallel_us", "second_parallel_us"}
     assert all(value > 0 for value in row.values())
     assert figures["batch_size"] == 1024 and "pair_cores" in done.stdout
+
+
+# -- the thread chooser's decisions, from injected step times (no timing is measured) -------------
+
+
+def _run_chooser(chooser, steps, serial_seconds, parallel_seconds):
+    """Feed ``chooser`` ``steps`` steps; ``parallel_seconds(k)`` is the k-th parallel step's time
+    (counted from 0 over this call). Returns whether each step ran in parallel."""
+    used, parallel_count = [], 0
+    for _ in range(steps):
+        parallel = chooser.next_choice()
+        used.append(parallel)
+        if parallel:
+            chooser.record(True, parallel_seconds(parallel_count))
+            parallel_count += 1
+        else:
+            chooser.record(False, serial_seconds)
+    return used
+
+
+def test_thread_chooser_probes_in_blocks_and_ignores_the_worker_wake_up():
+    from mancala_envs.vector import ThreadChooser
+
+    chooser = ThreadChooser(every=10, trials=3)
+    # the first parallel step after serial ones waits for the worker thread (50x), the rest are 2x faster
+    used = _run_chooser(chooser, 8, 0.001, lambda k: 0.050 if k == 0 else 0.0005)
+    assert used == [False] * 4 + [True] * 4  # a block of serial steps, then one of parallel steps
+    assert chooser.current and chooser.gap == 10 and chooser.serial_median == 0.001
+    # with one compared step per block: the first serial step (after parallel ones, it reads back the
+    # games the worker wrote) and the first parallel one are not compared
+    chooser = ThreadChooser(every=10, trials=1)
+    for parallel, seconds in ((False, 0.005), (False, 0.001), (True, 0.050), (True, 0.0008)):
+        assert chooser.next_choice() == parallel
+        chooser.record(parallel, seconds)
+    assert chooser.current and chooser.serial_median == 0.001
+
+
+def test_thread_chooser_gives_up_on_a_slow_parallel_step_and_bounds_its_backoff():
+    from mancala_envs.vector import ThreadChooser
+
+    every, trials = 20, 2
+    chooser = ThreadChooser(every=every, trials=trials)
+    # a busy core: the wake-up step and the first compared one wait 10 ms, which ends the probe
+    used = _run_chooser(chooser, 5, 0.001, lambda k: 0.010)
+    assert used == [False] * 3 + [True] * 2 and not chooser.current
+    # the next probe waits until those two steps' 2 x 9 ms over the serial one are 5% of the time
+    assert chooser.gap == math.ceil(2 * 0.009 / (ThreadChooser.PROBE_SHARE * 0.001)) == 360
+    _run_chooser(chooser, chooser.until_probe, 0.001, None)
+    _run_chooser(chooser, 5, 0.001, lambda k: 0.010)  # lost again: 2.5% of the time, the gap doubled
+    assert not chooser.current and chooser.gap == 720
+    # a parallel step slightly slower than the serial one: lost narrowly, the gap doubles up to MAX_BACKOFF
+    gaps = []
+    for _ in range(6):
+        _run_chooser(chooser, chooser.until_probe, 0.001, None)
+        used = _run_chooser(chooser, 2 * (trials + 1), 0.001, lambda k: 0.00101)
+        assert used == [False] * (trials + 1) + [True] * (trials + 1)
+        gaps.append(chooser.gap)
+    assert gaps == [every * 2 ** k for k in (2, 3, 3, 3, 3, 3)] and ThreadChooser.MAX_BACKOFF == 8
+    # one stall of the worker thread (2 s) sets a gap of at most MAX_GAP * every
+    _run_chooser(chooser, chooser.until_probe + trials + 1, 0.001, None)
+    _run_chooser(chooser, 2, None, lambda k: 2.0)
+    assert not chooser.current and chooser.gap == ThreadChooser.MAX_GAP * every
+    # the machine got quiet: the next probe takes the parallel step, and the gap is `every` again
+    _run_chooser(chooser, chooser.until_probe, 0.001, None)
+    _run_chooser(chooser, 2 * (trials + 1), 0.002, lambda k: 0.001)
+    assert chooser.current and chooser.gap == every and chooser.next_choice()
+
+
+def test_thread_chooser_leaves_a_parallel_step_that_stays_slow():
+    from mancala_envs.vector import ThreadChooser
+
+    chooser = ThreadChooser(every=100, trials=2)
+    _run_chooser(chooser, 6, 0.001, lambda k: 0.0005)  # a probe won by the parallel step (a quiet moment)
+    assert chooser.current and chooser.serial_median == 0.001
+    _run_chooser(chooser, 10, None, lambda k: 0.0005)  # parallel steps at their probed speed: kept
+    chooser.record(True, 0.020)  # one slow step: the worker's wake-up after a pause of the caller's
+    assert chooser.current
+    chooser.record(True, 0.0005)
+    chooser.record(True, 0.020)  # the busy core is back: two steps in a row 20x the serial median
+    chooser.record(True, 0.020)
+    assert not chooser.current and not chooser.next_choice()  # serial from the next step on
+    # the next probe waits until the last step's 19 ms over the serial one are 5% of the time
+    assert chooser.until_probe == math.ceil(0.019 / (ThreadChooser.PROBE_SHARE * 0.001)) == 380
+    assert chooser.steps_run == {False: 3, True: 17} and chooser.parallel_share() == 17 / 20
+    assert chooser.probes_won == {False: 1, True: 1}  # the probe, then the switch back
+    assert ThreadChooser().parallel_share() is None
+
+
+def test_thread_chooser_wants_a_clear_parallel_win_and_forced_modes_never_switch():
+    from mancala_envs.vector import ThreadChooser
+
+    chooser = ThreadChooser(every=10, trials=2)
+    _run_chooser(chooser, 6, 0.001, lambda k: 0.00095)  # 0.95x: within a probe's noise, not worth the risk
+    assert not chooser.current
+    won = ThreadChooser(every=10, trials=2)
+    _run_chooser(won, 6, 0.001, lambda k: 0.00085)  # 0.85x: taken (a quiet machine's, measured 0.73-0.88x)
+    assert won.current
+    for parallel in (False, True):
+        always = ThreadChooser.always(parallel)
+        assert _run_chooser(always, 30, 1.0, lambda k: 1.0) == [parallel] * 30
+    with pytest.raises(ValueError, match="trials >= 1"):
+        ThreadChooser(trials=0)
+
+
+def test_a_steps_first_call_is_not_timed_by_the_chooser():
+    batch = BatchEnv("kalah-v0", 8, seed=0, parallel=True)
+    batch.step(batch.sample_actions())  # loads the serial step: not a probe sample
+    assert batch.threads.steps_run == {False: 0, True: 0} and not batch.threads.next_choice()
+    for _ in range(batch.threads.trials + 2):  # the serial block, then the parallel step's first call
+        batch.step(batch.sample_actions())
+    assert batch.threads.steps_run == {False: batch.threads.trials + 1, True: 0}
+    assert batch.threads.next_choice()
