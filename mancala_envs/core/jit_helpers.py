@@ -194,22 +194,14 @@ def random_legal_action_of_words(s, words, count):
     return s, action
 
 
-_PAIRS = np.uint64(0x5555555555555555)
-_NIBBLE_PAIRS = np.uint64(0x3333333333333333)
-_NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
-_U1 = np.uint64(1)
-_U2 = np.uint64(2)
-_U4 = np.uint64(4)
-
-
 @njit(cache=True, inline="always")
 def bit_count(bits):
     """How many bits of ``bits`` (an integer >= 0) are 1. The textbook SWAR count, which LLVM
     compiles to one ``popcnt`` where the CPU has it; branch-free either way."""
     x = np.uint64(bits)
-    x = x - ((x >> _U1) & _PAIRS)
-    x = (x & _NIBBLE_PAIRS) + ((x >> _U2) & _NIBBLE_PAIRS)
-    x = (x + (x >> _U4)) & _NIBBLES
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))  # each pair of bits: its count
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)  # each byte: its count
     return np.int64((x * _BYTES_ONE) >> _U56)
 
 
