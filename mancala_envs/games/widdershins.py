@@ -334,7 +334,7 @@ def _player_colour(state, player):
 
 @njit(cache=True)
 def _cards_in_play(state, colour):
-    return 26 - state[O_HEAD + H_CAPTURED + colour]
+    return 26 - state[_u(O_HEAD + H_CAPTURED + colour)]
 
 
 @njit(cache=True)
