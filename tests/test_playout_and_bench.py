@@ -387,3 +387,16 @@ def test_soak_rejects_unknown_id():
     proc = _run(["benchmarks/soak.py", "--games", "10", "--ids", "no-such-game-v0"])
     assert proc.returncode == 2
     assert "no-such-game-v0" in proc.stderr
+
+
+def test_bit_count_counts_the_set_bits():
+    """``core.jit_helpers.bit_count`` (Widdershins' singleton ending counts the stacks with a card
+    with it): compiled and as plain Python, on int32 and int64 values."""
+    from mancala_envs.core.jit_helpers import bit_count
+
+    compiled = njit(lambda x: bit_count(x))
+    rng = np.random.default_rng(1)
+    values = [0, 1, 0xFFF, 0x5A5, 2**31 - 1, 2**62 - 1] + [int(v) for v in rng.integers(0, 2**62, 200)]
+    for v in values:
+        assert compiled(v) == bin(v).count("1") == bit_count(v)
+        assert compiled(np.int32(v & 0x7FFFFFFF)) == bin(v & 0x7FFFFFFF).count("1")

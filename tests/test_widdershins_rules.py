@@ -338,3 +338,32 @@ def test_options_and_actions_errors():
         state.apply(3)
     with pytest.raises(InvalidStateError, match="exists only with ending='gering'"):
         game(PARLETT).state_from_json(dict(state.to_json()))
+
+
+@pytest.mark.parametrize("env_id", [GERING, PARLETT])
+def test_the_tops_kept_move_by_move_equal_the_tops_from_scratch(env_id):
+    """The ply keeps every stack's top (non-empty, red top, lone Ace) in the header for
+    ``legal_mask``; recomputing them from the stacks after every ply, and after a JSON round
+    trip, must give the same bits (else a move would be offered or withheld wrongly)."""
+    from mancala_envs.games import widdershins as w
+
+    g = game(env_id)
+    fields = [w.O_HEAD + w.H_NONEMPTY, w.O_HEAD + w.H_RED_TOPS, w.O_HEAD + w.H_LONE_ACES]
+    rng = np.random.default_rng(5)
+    plies = 0
+    lone_aces = 0
+    for seed in range(12):
+        state = g.new_state(seed)
+        while True:
+            kept = state.array[fields].copy()
+            scratch = state.array.copy()
+            w._reset_tops(scratch)
+            assert list(kept) == list(scratch[fields]), (env_id, seed, state.plies)
+            lone_aces += int(kept[2] != 0)
+            if state.is_terminal() or state.plies >= 300:
+                break
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+            plies += 1
+        assert list(g.state_from_json(state.to_json()).array[fields]) == list(kept)
+    assert plies > 200 and lone_aces > 0

@@ -35,7 +35,7 @@ from numba import config, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["FNV_OFFSET_BASIS", "FNV_PRIME", "copy_into", "hash_observations", "hash_state", "mask_from_bits", "move_within", "now", "past_deadline", "random_below", "random_legal_action", "random_legal_action_of_first", "random_legal_action_of_words", "splitmix64", "store_low_bytes"]
+__all__ = ["FNV_OFFSET_BASIS", "FNV_PRIME", "bit_count", "copy_into", "hash_observations", "hash_state", "mask_from_bits", "move_within", "now", "past_deadline", "random_below", "random_legal_action", "random_legal_action_of_first", "random_legal_action_of_words", "splitmix64", "store_low_bytes"]
 
 _GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _SPLITMIX_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -192,6 +192,17 @@ def random_legal_action_of_words(s, words, count):
         action = w * 8 + before if (rank >= 0) & (rank < in_word) else action
         seen += in_word
     return s, action
+
+
+@njit(cache=True, inline="always")
+def bit_count(bits):
+    """How many bits of ``bits`` (an integer >= 0) are 1. The textbook SWAR count, which LLVM
+    compiles to one ``popcnt`` where the CPU has it; branch-free either way."""
+    x = np.uint64(bits)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))  # each pair of bits: its count
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)  # each byte: its count
+    return np.int64((x * _BYTES_ONE) >> _U56)
 
 
 _BIT_OF_BYTE = np.uint64(0x8040201008040201)  # bit i of byte i

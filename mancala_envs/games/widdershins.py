@@ -135,7 +135,10 @@ State layout (``numpy.int32``)
     624 .. 635      heights
     header          to_move, done, plies, first_move, south_colour (0 red, 1 black), end,
                     last_mover, captured red, captured black, lap_limit, the stacks' share
-                    of the position hash (updated card by card; 0 with Parlett's ending)
+                    of the position hash (updated card by card; 0 with Parlett's ending),
+                    the tops as 12-bit sets (bit i: stack i): stacks with a card, stacks
+                    with a red top card, stacks holding a lone Ace (updated card by card,
+                    derived from the stacks; what ``legal_mask`` reads)
     snapshot        heights [12], cards stack by stack [52 + 16], to_move, first_move
     record          count, entries [max_plies+1] (hash bits and action, two a word)
 
@@ -166,7 +169,7 @@ import numpy as np
 from numba import njit
 
 from ..core.deal import shuffle_deck
-from ..core.jit_helpers import mask_from_bits
+from ..core.jit_helpers import bit_count, mask_from_bits
 from ..core.errors import InvalidStateError, NotationError
 from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, state_indices_except, view_cell
 from ..core.outcome import set_returns
@@ -219,7 +222,12 @@ H_LAST_MOVER = 6
 H_CAPTURED = 7  # 7 red, 8 black
 H_LAP_LIMIT = 9
 H_HASH = 10  # the stacks' share of the position hash (core.repetition.cells_hash), kept move by move
-HEADER_SIZE = 11
+# The tops, kept move by move for legal_mask (bit i: stack i): stacks with a card, stacks whose top
+# card is red, stacks that hold a lone Ace. Derived from the stacks (_reset_tops), never decisive.
+H_NONEMPTY = 11
+H_RED_TOPS = 12
+H_LONE_ACES = 13
+HEADER_SIZE = 14
 # The header entries that belong to a position for the repetition rule (hashed, snapshotted).
 POSITION_FIELDS = (H_TO_MOVE, H_FIRST)
 O_SNAP = O_HEAD + HEADER_SIZE
@@ -261,10 +269,61 @@ def _colour(cell):
 
 @njit(cache=True, inline="always")
 def _rank(cell):
-    return (cell - 1) % 13 + 1
+    """Rank of a stored cell holding a card (cell >= 1): A=1 .. K=13. The remainder taken
+    unsigned: a signed one costs numba's sign fix-ups (about 13 instructions, not 5)."""
+    return np.int64(np.uint64(cell - 1) % np.uint64(13)) + 1
+
+
+@njit(cache=True, inline="always")
+def _ring(p):
+    """Position ``p`` (0 .. 2 * N_POS - 1) taken round the ring: one compare, no division."""
+    return p - N_POS if p >= N_POS else p
 
 
 _u = unsigned_index  # every index into the state below is >= 0; unsigned, numba does not wrap it
+
+# Bit sets over the stored cells (card id + 1; 0 is no card): the red cards, the Aces.
+_RED_CELLS = np.int64(sum(1 << cell for cell in range(14, 40)))
+_ACE_CELLS = np.int64((1 << 1) | (1 << 14) | (1 << 27) | (1 << 40))
+
+
+@njit(cache=True, inline="always")
+def _is_red(cell):
+    """1 if stored ``cell`` holds a red card, else 0 (a black card or no card)."""
+    return (_RED_CELLS >> cell) & 1
+
+
+@njit(cache=True, inline="always")
+def _is_ace(cell):
+    return (_ACE_CELLS >> cell) & 1
+
+
+@njit(cache=True, inline="always")
+def _set_top(state, pos, top, height):
+    """Stack ``pos`` now has ``height`` cards, ``top`` (a stored cell) on top: its bits in the
+    header's tops (H_NONEMPTY, H_RED_TOPS, H_LONE_ACES)."""
+    keep = ~(np.int64(1) << pos)
+    head = O_HEAD
+    state[head + H_NONEMPTY] = (state[head + H_NONEMPTY] & keep) | (np.int64(height > 0) << pos)
+    state[head + H_RED_TOPS] = (state[head + H_RED_TOPS] & keep) | (_is_red(top) << pos)
+    state[head + H_LONE_ACES] = (state[head + H_LONE_ACES] & keep) | ((_is_ace(top) & np.int64(height == 1)) << pos)
+
+
+@njit(cache=True, inline="always")
+def _retop(state, pos):
+    """Stack ``pos`` changed: read its height and top, set its bits in the tops."""
+    h = state[_u(O_H + pos)]
+    _set_top(state, pos, state[_u(pos * CAP + (h - 1 if h > 0 else 0))], h)
+
+
+@njit(cache=True)
+def _reset_tops(state):
+    """The tops from scratch (after a deal, a load or a restore)."""
+    state[O_HEAD + H_NONEMPTY] = 0
+    state[O_HEAD + H_RED_TOPS] = 0
+    state[O_HEAD + H_LONE_ACES] = 0
+    for pos in range(N_POS):
+        _retop(state, pos)
 
 
 @njit(cache=True)
@@ -275,7 +334,7 @@ def _player_colour(state, player):
 
 @njit(cache=True)
 def _cards_in_play(state, colour):
-    return 26 - state[O_HEAD + H_CAPTURED + colour]
+    return 26 - state[_u(O_HEAD + H_CAPTURED + colour)]
 
 
 @njit(cache=True)
@@ -327,6 +386,7 @@ def _load_snapshot(state, params):
     snapshot_restore(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS, O_SNAP)
     state[O_HEAD + H_DONE] = 0
     _reset_hash(state)
+    _reset_tops(state)
 
 
 @njit(cache=True)
@@ -348,6 +408,7 @@ def _land(state, pos, cell, my_colour, hashed):
         state[_u(base)] = cell
         state[_u(O_H + pos)] = 1
         _toggle(state, base, cell, hashed)
+        _set_top(state, pos, cell, 1)
         return False
     top = state[_u(base + h - 1)]
     c = _colour(cell)
@@ -356,6 +417,7 @@ def _land(state, pos, cell, my_colour, hashed):
     state[_u(O_H + pos)] = h + 1
     if c == tc:
         _toggle(state, base + h, cell, hashed)
+        _set_top(state, pos, cell, 2)  # a card of the same colour on top: only the lone Ace bit can change
         return c == my_colour  # own card on own stack: lift and sow on; else the move ends
     dropped_rank = _rank(cell)
     top_rank = _rank(top)
@@ -366,6 +428,7 @@ def _land(state, pos, cell, my_colour, hashed):
         state[_u(O_H + pos)] = h - 1
         _capture(state, cell)
         _capture(state, top)
+        _retop(state, pos)
         return False
     dv = 14 if dropped_rank == 1 else dropped_rank
     if dv > top_rank:  # (a top Ace counts 1) every card of the top's colour goes
@@ -384,8 +447,9 @@ def _land(state, pos, cell, my_colour, hashed):
         state[_u(O_H + pos)] = k
         if hashed:
             state[O_HEAD + H_HASH] ^= stack_hash(state, pos, CAP, k)  # in: what is left
+        _retop(state, pos)
         return False
-    # the dropped card alone is captured
+    # the dropped card alone is captured (the stack, and so its top, as before)
     state[_u(base + h)] = 0
     state[_u(O_H + pos)] = h
     _capture(state, cell)
@@ -421,6 +485,12 @@ def _sow(state, pos, my_colour, hashed):
             src = base
             step = 1
         state[_u(O_H + pos)] = 0
+        # the tops in registers while sowing (the stores to the cells could alias the header):
+        # the lifted stack is empty, and each card sown becomes its stack's top
+        keep = ~(np.int64(1) << pos)
+        nonempty = state[O_HEAD + H_NONEMPTY] & keep
+        red = state[O_HEAD + H_RED_TOPS] & keep
+        aces = state[O_HEAD + H_LONE_ACES] & keep
         q = pos
         for k in range(n - 1):
             cell = state[_u(src)]
@@ -432,7 +502,14 @@ def _sow(state, pos, my_colour, hashed):
             state[_u(O_H + q)] = hq + 1
             if hashed:
                 hs ^= cell_key(q * CAP + hq, cell)
+            bit = np.int64(1) << q
+            nonempty |= bit
+            red = (red & ~bit) | (_is_red(cell) << q)
+            aces = (aces & ~bit) | ((_is_ace(cell) & np.int64(hq == 0)) << q)
         state[O_HEAD + H_HASH] = hs
+        state[O_HEAD + H_NONEMPTY] = nonempty
+        state[O_HEAD + H_RED_TOPS] = red
+        state[O_HEAD + H_LONE_ACES] = aces
         last = state[_u(src)]
         state[_u(src)] = 0
         q = q + 1 if q < N_POS - 1 else 0
@@ -451,10 +528,10 @@ def single_card_target(pos, rank, clockwise):
     positions counterclockwise. The one definition of that rule (the move features read it
     too)."""
     if rank == 1:
-        return (pos + N_POS - 1) % N_POS if clockwise else (pos + 1) % N_POS
+        return _ring(pos + N_POS - 1 if clockwise else pos + 1)
     if rank >= 11:
         return N_POS - 1 - pos
-    return (pos + rank) % N_POS
+    return _ring(pos + rank)
 
 
 @njit(cache=True, inline="always")  # compiled into _play, its one caller: a call costs about 40 instructions
@@ -467,6 +544,7 @@ def _move(state, pos, clockwise, my_colour, hashed):
     _toggle(state, pos * CAP, cell, hashed)
     state[_u(pos * CAP)] = 0
     state[_u(O_H + pos)] = 0
+    _set_top(state, pos, 0, 0)
     target = single_card_target(pos, _rank(cell), clockwise)
     if _land(state, target, cell, my_colour, hashed):
         _sow(state, target, my_colour, hashed)
@@ -487,11 +565,11 @@ def _settle(state, params):
         state[head + H_DONE] = 1
         state[head + H_END] = END_COLOUR_GONE
         return
-    for i in range(N_POS):
-        if state[O_H + i] > 1:
-            return
-    state[head + H_DONE] = 1
-    state[head + H_END] = END_SINGLES
+    # no stack holds two cards exactly when every card in play lies alone: as many stacks
+    # with a card (the kept tops) as cards in play; no scan, no branch per stack
+    if bit_count(state[head + H_NONEMPTY]) == red + black:
+        state[head + H_DONE] = 1
+        state[head + H_END] = END_SINGLES
 
 
 @njit(cache=True)
@@ -510,7 +588,7 @@ def _play(state, params, action):
     if action != A_PASS:
         clockwise = action >= A_ACE_CW
         rel = action - A_ACE_CW if clockwise else action
-        pos = (rel + 6 * mover) % N_POS
+        pos = _ring(rel + 6 * mover)
         _move(state, pos, clockwise, _player_colour(state, mover), params[P_ENDING] == ENDING_GERING)
     state[head + H_FIRST] = 0
     state[head + H_TO_MOVE] = 1 - mover
@@ -547,34 +625,23 @@ def init(state, params, rng):
     state[O_HEAD + H_FIRST] = 1
     state[O_HEAD + H_SOUTH_COLOUR] = _colour(state[state[O_H] - 1])
     state[O_HEAD + H_LAST_MOVER] = -1
+    _reset_tops(state)
     if params[P_ENDING] == ENDING_GERING:
         _reset_hash(state)
         _new_stretch(state, params)
 
 
-# Bit sets over the stored cells (card id + 1; 0 is no card): the red cards, the black ones, the Aces.
-_RED_CELLS = np.int64(sum(1 << cell for cell in range(14, 40)))
-_BLACK_CELLS = np.int64(sum(1 << cell for cell in range(1, 53)) & ~int(_RED_CELLS))
-_ACE_CELLS = np.int64((1 << 1) | (1 << 14) | (1 << 27) | (1 << 40))
-
-
 @njit(cache=True, inline="always")
 def _owned_stacks(state, mover, colour):
     """Bit masks over the mover's view positions (bit ``j``: view position ``j``): the stacks
-    the mover owns, and of those the lone Aces. Branch-free: which stacks a player owns follows
-    the colours of the top cards, which no branch predictor can guess. The scan runs over the
-    absolute positions (fixed indices) and North's masks are turned by 6 at the end; a top
-    card's colour and rank are looked up as one bit of ``_RED_CELLS``/``_BLACK_CELLS`` and
-    ``_ACE_CELLS`` (an empty stack's top, its cell 0, is 0: in neither colour)."""
-    of_colour = _BLACK_CELLS if colour else _RED_CELLS
-    owned = 0
-    aces = 0
-    for pos in range(N_POS):
-        h = state[O_H + pos]
-        top = state[_u(pos * CAP + (h - 1 if h > 0 else 0))]
-        mine = (of_colour >> top) & 1
-        owned |= mine << pos
-        aces |= (mine & (_ACE_CELLS >> top) & np.int64(h == 1)) << pos
+    the mover owns, and of those the lone Aces. Read from the tops the ply keeps in the header
+    (``H_NONEMPTY``, ``H_RED_TOPS``, ``H_LONE_ACES``), over the absolute positions; North's
+    masks are turned by 6. Branch-free: which stacks a player owns follows the colours of the
+    top cards, which no branch predictor can guess."""
+    red = np.int64(state[O_HEAD + H_RED_TOPS])
+    black = np.int64(state[O_HEAD + H_NONEMPTY]) & ~red
+    owned = black if colour else red
+    aces = owned & state[O_HEAD + H_LONE_ACES]
     turn = 6 * mover  # North's view position j is position j + 6
     owned = ((owned >> turn) | (owned << (N_POS - turn))) & 0xFFF
     aces = ((aces >> turn) | (aces << (N_POS - turn))) & 0xFFF
@@ -845,6 +912,7 @@ class WiddershinsGame(Game):
         a[O_HEAD + H_LAST_MOVER] = last_mover
         a[O_HEAD + H_CAPTURED] = captured[0]
         a[O_HEAD + H_CAPTURED + 1] = captured[1]
+        _reset_tops(a)
         if self.gering:
             _reset_hash(a)
         return a
