@@ -97,7 +97,7 @@ from numba import njit
 from mancala_envs.core.game import Game, State
 from mancala_envs.core.compiled import cached_njit
 from mancala_envs.core.inline import inline_kernel, inlined, unowned
-from mancala_envs.core.jit_helpers import copy_into, hash_observations, hash_state, past_deadline
+from mancala_envs.core.jit_helpers import copy_into, hash_observations, past_deadline
 
 from .base import Agent
 from .learned_eval import EvalNet, LearnedEval, blended_value, features_loader, load_evaluation
@@ -350,6 +350,7 @@ def _build_negamax(kernel, heuristic):
     k = inline_kernel(kernel)
     legal_mask, apply, current_player, scores = k.legal_mask, k.apply, k.current_player, k.scores
     returns, observe, plies = k.returns, k.observe, k.plies
+    copy_position, position_key = k.copy_position, k.position_key
     heuristic = inlined(heuristic)
     load_features = features_loader(kernel)  # only the feature sets this kernel's games use
 
@@ -364,7 +365,7 @@ def _build_negamax(kernel, heuristic):
             observe(position, params, 1, buffers.obs1)
             line.key[d] = hash_observations(buffers.obs0, buffers.obs1, player)
         else:
-            line.key[d] = hash_state(position)
+            line.key[d] = position_key(position, params)  # hash_state(position), from the words in use
 
     @njit(inline="always")
     def probe(line, tables, buffers, params, settings, d):
@@ -412,7 +413,7 @@ def _build_negamax(kernel, heuristic):
         """Play node ``d``'s current move into ply ``d + 1``: (True, 0) to search the child
         there, or (False, its value) where it is a leaf (end, depth, stack or ply cap)."""
         child = line.states[d + 1]
-        copy_into(child, line.states[d])
+        copy_position(child, line.states[d], params)  # every row holds a position or zeros
         apply(child, params, line.moves[d, line.next_move[d]])
         me = line.player[d]
         child_player = current_player(child, params)

@@ -16,7 +16,18 @@ the variant options. The functions, bundled as a ``Kernel``:
 ``observe(state, params, player, out)``                 the observation tensor (float32) as ``player``
                                                         sees it: mover-relative, "mine" before "theirs"
 ``plies(state, params) -> int``                         moves played so far (for ``max_plies``)
+``copy_position(target, source, params)``               optional (search): ``target[:] = source``,
+                                                        where ``target`` holds a position of the same
+                                                        game or zeros (default: every word)
+``position_key(state, params) -> uint64``               optional (search): exactly
+                                                        ``jit_helpers.hash_state(state)`` (default:
+                                                        that call)
 =====================================================  ===============================================
+
+The two optional functions let a game whose state is mostly zeros (a card game's empty
+cells, a repetition record sized for the ply cap) copy and hash only the words in use. They
+must give the very results of the defaults: the search agents (``mancala_envs.agents``) copy
+a position and key their transposition table with them at every node.
 
 The env, the batched engine and the search agents all call these same functions; no other
 code knows the rules. ``Game`` is the Python rules object around one kernel with resolved
@@ -33,8 +44,23 @@ from typing import Any, Callable, ClassVar, Mapping, NamedTuple
 
 import numpy as np
 
+from numba import njit
+
 from .errors import IllegalActionError, InvalidStateError
+from .jit_helpers import copy_into, hash_state
 from .options import Option, resolve_options
+
+
+@njit(cache=True)
+def copy_whole_state(target, source, params):
+    """``Kernel.copy_position`` of a game without its own: every word."""
+    copy_into(target, source)
+
+
+@njit(cache=True)
+def whole_state_key(state, params):
+    """``Kernel.position_key`` of a game without its own: the hash of every word."""
+    return hash_state(state)
 
 
 class Kernel(NamedTuple):
@@ -48,6 +74,8 @@ class Kernel(NamedTuple):
     returns: Callable
     observe: Callable
     plies: Callable
+    copy_position: Callable = copy_whole_state
+    position_key: Callable = whole_state_key
 
 
 MAX_PLIES_OPTION_DOC = "ply cap: reaching it truncates the episode (never a draw, never a win)"
