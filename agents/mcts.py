@@ -269,7 +269,7 @@ def _most_visited_root_move(tree):
 
 
 @functools.cache
-def _build_mcts(kernel, heuristic, width):
+def _build_mcts(kernel, heuristic, width, search_hooks):
     """The search loop for one kernel, with the kernel's functions compiled into it.
 
     The kernel's functions are closure variables (``core.inline.inline_kernel``), not
@@ -284,7 +284,7 @@ def _build_mcts(kernel, heuristic, width):
     params_of = params_reader(None, width)  # the params vector's entries in registers
     legal_mask, apply, current_player = k.legal_mask, k.apply, k.current_player
     returns, plies, scores, observe = k.returns, k.plies, k.scores, k.observe
-    copy_position = k.copy_position  # the words in use only (every row holds a position of the game, or zeros)
+    copy_position = inlined(search_hooks[0])  # Game.search_hooks: every row holds a position of the game, or zeros
     heuristic = inlined(heuristic)
     load_features = features_loader(kernel)  # only the feature sets this kernel's games use
 
@@ -474,7 +474,7 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
     by its value head instead of a rollout, and if it has a policy head the descent is
     PUCT with the policy's priors (``_net``: its packed network, to reuse one). ``_tree``: the
     tree of an earlier search of the same game, to reuse (its rows are written by the game's
-    ``Kernel.copy_position``, which needs them to hold positions of that game, or zeros).
+    copy in ``Game.search_hooks``, which needs them to hold positions of that game, or zeros).
     """
     if state.is_terminal():
         raise ValueError("mcts_search: the game is over; there is no move to search")
@@ -510,7 +510,7 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
     )
     heuristic = game.search_heuristic if game.search_heuristic is not None else _no_heuristic
     params = np.ascontiguousarray(game.params, dtype=np.int64)
-    best, done, used = _build_mcts(game.kernel, heuristic, len(params))(params, state.array.copy(), settings, tree, scratch)
+    best, done, used = _build_mcts(game.kernel, heuristic, len(params), game.search_hooks)(params, state.array.copy(), settings, tree, scratch)
     seconds = _time.perf_counter() - start
     visits, values = {}, {}
     for a in range(game.num_actions):

@@ -335,7 +335,7 @@ RETURN_VALUE = 2
 # The kernel's functions are closure variables, so numba's cache=True cannot keep this loop;
 # core.compiled.cached_njit caches it on disk per kernel and heuristic (a new process loads it).
 @functools.cache
-def _build_negamax(kernel, heuristic):
+def _build_negamax(kernel, heuristic, search_hooks):
     """The search loop for one kernel and leaf evaluation, with both compiled into it.
 
     Built like ``mancala_envs.agents.mcts``'s loop (see ``mancala_envs.core.inline``): the kernel's
@@ -350,7 +350,7 @@ def _build_negamax(kernel, heuristic):
     k = inline_kernel(kernel)
     legal_mask, apply, current_player, scores = k.legal_mask, k.apply, k.current_player, k.scores
     returns, observe, plies = k.returns, k.observe, k.plies
-    copy_position, position_key = k.copy_position, k.position_key
+    copy_position, position_key = (inlined(f) for f in search_hooks)  # Game.search_hooks
     heuristic = inlined(heuristic)
     load_features = features_loader(kernel)  # only the feature sets this kernel's games use
 
@@ -504,7 +504,7 @@ def _negamax_for(game: Game, max_stack: int, evaluation: EvalNet | None = None):
     """The compiled negamax of ``game`` (see ``_build_negamax``) with the scratch arrays of
     one search, allocated once for all its calls (every call writes what it reads)."""
     heuristic = game.search_heuristic
-    loop = _build_negamax(game.kernel, heuristic if heuristic is not None else _no_heuristic)
+    loop = _build_negamax(game.kernel, heuristic if heuristic is not None else _no_heuristic, game.search_hooks)
     line = SearchLine.allocate(max_stack, game.num_actions, game.state_size)
     buffers = SearchBuffers.allocate(game, evaluation)
 

@@ -16,18 +16,7 @@ the variant options. The functions, bundled as a ``Kernel``:
 ``observe(state, params, player, out)``                 the observation tensor (float32) as ``player``
                                                         sees it: mover-relative, "mine" before "theirs"
 ``plies(state, params) -> int``                         moves played so far (for ``max_plies``)
-``copy_position(target, source, params)``               optional (search): ``target[:] = source``,
-                                                        where ``target`` holds a position of the same
-                                                        game or zeros (default: every word)
-``position_key(state, params) -> uint64``               optional (search): exactly
-                                                        ``jit_helpers.hash_state(state)`` (default:
-                                                        that call)
 =====================================================  ===============================================
-
-The two optional functions let a game whose state is mostly zeros (a card game's empty
-cells, a repetition record sized for the ply cap) copy and hash only the words in use. They
-must give the very results of the defaults: the search agents (``mancala_envs.agents``) copy
-a position and key their transposition table with them at every node.
 
 The env, the batched engine and the search agents all call these same functions; no other
 code knows the rules. ``Game`` is the Python rules object around one kernel with resolved
@@ -53,13 +42,13 @@ from .options import Option, resolve_options
 
 @njit(cache=True)
 def copy_whole_state(target, source, params):
-    """``Kernel.copy_position`` of a game without its own: every word."""
+    """``Game.search_hooks``' copy of a game without its own: every word."""
     copy_into(target, source)
 
 
 @njit(cache=True)
 def whole_state_key(state, params):
-    """``Kernel.position_key`` of a game without its own: the hash of every word."""
+    """``Game.search_hooks``' key of a game without its own: the hash of every word."""
     return hash_state(state)
 
 
@@ -74,8 +63,6 @@ class Kernel(NamedTuple):
     returns: Callable
     observe: Callable
     plies: Callable
-    copy_position: Callable = copy_whole_state
-    position_key: Callable = whole_state_key
 
 
 MAX_PLIES_OPTION_DOC = "ply cap: reaching it truncates the episode (never a draw, never a win)"
@@ -258,6 +245,15 @@ class Game(ABC):
     #: ``(state, params, player) -> float`` from ``player``'s side; None: the score
     #: difference. Set by a game whose scores say nothing in some phase (a setup).
     search_heuristic: Callable | None = None
+
+    #: ``(copy_position, position_key)``, jitted, for the search agents (``mancala_envs.agents``),
+    #: which copy a position and key their transposition table at every node:
+    #: ``copy_position(target, source, params)`` is ``target[:] = source`` for a ``target`` that
+    #: holds a position of the same game (or zeros), ``position_key(state, params)`` is exactly
+    #: ``jit_helpers.hash_state(state)``. The defaults read every word; a game whose state is
+    #: mostly zeros (a card game's empty cells, a repetition record sized for the ply cap) may
+    #: read only the words in use, with the very same results.
+    search_hooks: ClassVar[tuple[Callable, Callable]] = (copy_whole_state, whole_state_key)
 
     #: True when no rule reads the scores (moves only add to them) and ``position_key_indices``
     #: leaves them out: the exact solver's table then holds values relative to the mover's

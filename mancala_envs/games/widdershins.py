@@ -1061,7 +1061,7 @@ VARIANTS = (
 
 # -- search hooks (cards8s) -----------------------------------------------------------------
 # The search agents copy a position and key their transposition table at every node
-# (``Kernel.copy_position``, ``Kernel.position_key``). Most of a Widdershins state is zeros:
+# (``Game.search_hooks``). Most of a Widdershins state is zeros:
 # each stack's cells above its height, the snapshot's cells past its cards, the repetition
 # record's entries past its count (about 200 of ``widdershins-v0``'s 1,231 words are in use
 # mid-game, about 120 of Parlett's 730). The hooks below read and write only the words in use,
@@ -1132,7 +1132,7 @@ def _lanes_through(state, lanes, done, start, end):
 
 @njit(cache=True)
 def position_key(state, params):
-    """``Kernel.position_key``: ``hash_state(state)`` from the words in use only."""
+    """``search_hooks``' key: ``hash_state(state)`` from the words in use only."""
     lanes = (FNV_OFFSET_BASIS, FNV_OFFSET_BASIS ^ np.uint64(1), FNV_OFFSET_BASIS ^ np.uint64(2),
              FNV_OFFSET_BASIS ^ np.uint64(3))
     done = 0
@@ -1162,7 +1162,7 @@ def _copy_span(target, source, start, end):
 
 @njit(cache=True)
 def copy_position(target, source, params):
-    """``Kernel.copy_position``: ``target[:] = source`` for a ``target`` that holds a position
+    """``search_hooks``' copy: ``target[:] = source`` for a ``target`` that holds a position
     of this game (or zeros), writing only the words in use in either: each stack's cells up to
     the taller of its two heights (the target's cells above the new height become zero), the
     snapshot's cards up to the larger count, the record's entries likewise."""
@@ -1177,5 +1177,4 @@ def copy_position(target, source, params):
     _copy_span(target, source, rep, rep + record_words)
 
 
-KERNEL = KERNEL._replace(copy_position=copy_position, position_key=position_key)
-WiddershinsGame.kernel = KERNEL
+WiddershinsGame.search_hooks = (copy_position, position_key)
