@@ -85,6 +85,8 @@ class SearchTree(NamedTuple):
     parents: np.ndarray  # int32[N]       parent node, -1 for the root
     action_from_parent: np.ndarray  # int32[N]       move leading from the parent
     children_index: np.ndarray  # int32[N, A]    child node per move, -1 while unexpanded
+    children: np.ndarray  # int32[N, A]    the node's children in the order of their moves (first num_children)
+    num_children: np.ndarray  # int32[N]       how many
     num_unexpanded: np.ndarray  # int32[N]       legal moves still without a child
     legal: np.ndarray  # int8[N, A]     legal moves of the node
     prior: np.ndarray  # float32[N, A]  policy prior of each move (PUCT; only with a learned policy)
@@ -95,6 +97,7 @@ class SearchTree(NamedTuple):
             np.zeros((nodes, state_size), np.int32), np.zeros(nodes, np.int32), np.zeros(nodes, np.int32),
             np.zeros(nodes, np.float64), np.zeros(nodes, np.float64), np.zeros(nodes, np.float64),
             np.zeros(nodes, np.int32), np.zeros(nodes, np.int32), np.zeros((nodes, num_actions), np.int32),
+            np.zeros((nodes, num_actions), np.int32), np.zeros(nodes, np.int32),
             np.zeros(nodes, np.int32), np.zeros((nodes, num_actions), np.int8),
             np.zeros((nodes, num_actions), np.float32),
         )
@@ -186,13 +189,14 @@ def _select(tree, scratch, c):
         # comes from a table (a logarithm and a square root per level cost about as much
         # as the loop over the children)
         c_sqrt_log_n = c * _sqrt_log(scratch, tree.node_visits[node])
-        for a in range(tree.children_index.shape[1]):
-            child = tree.children_index[node, a]
-            if child >= 0:
-                score = tree.node_mean[child] + c_sqrt_log_n * tree.node_explore[child]
-                if score > best_score:
-                    best_score = score
-                    best = child
+        # over the children only (a card game's node has a few of its 26 action slots), in
+        # the order of their moves: a tie goes to the lowest move, as over the slots
+        for i in range(tree.num_children[node]):
+            child = tree.children[node, i]
+            score = tree.node_mean[child] + c_sqrt_log_n * tree.node_explore[child]
+            if score > best_score:
+                best_score = score
+                best = child
         node = best
         depth += 1
         path[depth] = node
@@ -265,7 +269,7 @@ def _most_visited_root_move(tree):
 
 
 @functools.cache
-def _build_mcts(kernel, heuristic, width):
+def _build_mcts(kernel, heuristic, width, search_hooks):
     """The search loop for one kernel, with the kernel's functions compiled into it.
 
     The kernel's functions are closure variables (``core.inline.inline_kernel``), not
@@ -280,6 +284,7 @@ def _build_mcts(kernel, heuristic, width):
     params_of = params_reader(None, width)  # the params vector's entries in registers
     legal_mask, apply, current_player = k.legal_mask, k.apply, k.current_player
     returns, plies, scores, observe = k.returns, k.plies, k.scores, k.observe
+    copy_position = inlined(search_hooks[0])  # Game.search_hooks: every row holds a position of the game, or zeros
     heuristic = inlined(heuristic)
     load_features = features_loader(kernel)  # only the feature sets this kernel's games use
 
@@ -332,11 +337,17 @@ def _build_mcts(kernel, heuristic, width):
     @njit(inline="always")
     def add_child(tree, params, node, new, pick):
         """Give move ``pick`` of ``node`` the new node ``new``."""
-        copy_into(tree.node_states[new], tree.node_states[node])
+        copy_position(tree.node_states[new], tree.node_states[node], params)
         apply(tree.node_states[new], params, pick)
         describe_node(tree, params, new, node, pick)
         tree.children_index[node, pick] = new
         tree.num_unexpanded[node] -= 1
+        i = tree.num_children[node]  # new's place among the children, by move
+        while i > 0 and tree.action_from_parent[tree.children[node, i - 1]] > pick:
+            tree.children[node, i] = tree.children[node, i - 1]
+            i -= 1
+        tree.children[node, i] = new
+        tree.num_children[node] += 1
 
     @njit(inline="always")
     def describe_node(tree, params, node, parent, action):
@@ -349,6 +360,7 @@ def _build_mcts(kernel, heuristic, width):
         tree.action_from_parent[node] = action
         for a in range(tree.children_index.shape[1]):
             tree.children_index[node, a] = -1
+        tree.num_children[node] = 0
         if tree.node_player[node] >= 0:
             tree.num_unexpanded[node] = legal_mask(position, params, tree.legal[node])
         else:
@@ -378,7 +390,7 @@ def _build_mcts(kernel, heuristic, width):
         A ply cap scores 0 for both; a decided majority (``decisive_total`` > 0) stops early.
         """
         work, result, score = scratch.work, scratch.returns, scratch.scores
-        copy_into(work, start)
+        copy_position(work, start, params)
         while current_player(work, params) >= 0:
             if plies(work, params) >= max_plies:
                 result[0] = 0.0
@@ -460,7 +472,9 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
 
     With ``evaluation`` (a ``learned_eval.LearnedEval`` of this game) new nodes are valued
     by its value head instead of a rollout, and if it has a policy head the descent is
-    PUCT with the policy's priors (``_net``: its packed network, to reuse one).
+    PUCT with the policy's priors (``_net``: its packed network, to reuse one). ``_tree``: the
+    tree of an earlier search of the same game, to reuse (its rows are written by the game's
+    copy in ``Game.search_hooks``, which needs them to hold positions of that game, or zeros).
     """
     if state.is_terminal():
         raise ValueError("mcts_search: the game is over; there is no move to search")
@@ -496,7 +510,7 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
     )
     heuristic = game.search_heuristic if game.search_heuristic is not None else _no_heuristic
     params = np.ascontiguousarray(game.params, dtype=np.int64)
-    best, done, used = _build_mcts(game.kernel, heuristic, len(params))(params, state.array.copy(), settings, tree, scratch)
+    best, done, used = _build_mcts(game.kernel, heuristic, len(params), game.search_hooks)(params, state.array.copy(), settings, tree, scratch)
     seconds = _time.perf_counter() - start
     visits, values = {}, {}
     for a in range(game.num_actions):
@@ -531,6 +545,7 @@ class MCTSAgent(Agent):
         self.time = time
         self.max_nodes = max_nodes
         self._tree = None
+        self._tree_game = None  # the game whose positions self._tree's rows hold
         self.last: MCTSResult | None = None
         self.evaluation = load_evaluation(eval) if isinstance(eval, (str, Path)) else eval
         self._net = self.evaluation.net() if self.evaluation is not None else None
@@ -540,13 +555,16 @@ class MCTSAgent(Agent):
 
     def act(self, state: State) -> int:
         seed = int(self.rng.integers(0, 2**63 - 1))
-        self.last = mcts_search(state, self.sims, self.time, self.c, seed, self.max_nodes, self._tree,
+        tree = self._tree if self._tree_game == state.game else None  # rows of another game: not reused
+        self.last = mcts_search(state, self.sims, self.time, self.c, seed, self.max_nodes, tree,
                                 self.evaluation, self._net)
         self._tree = self.last._tree  # type: ignore[attr-defined]
+        self._tree_game = state.game
         return self.last.best_action
 
     def __getstate__(self):
         data = dict(self.__dict__)
         data["_tree"] = None
+        data["_tree_game"] = None
         data["last"] = None
         return data

@@ -97,7 +97,7 @@ from numba import njit
 from mancala_envs.core.game import Game, State
 from mancala_envs.core.compiled import cached_njit
 from mancala_envs.core.inline import inline_kernel, inlined, unowned
-from mancala_envs.core.jit_helpers import copy_into, hash_observations, hash_state, past_deadline
+from mancala_envs.core.jit_helpers import copy_into, hash_observations, past_deadline
 
 from .base import Agent
 from .learned_eval import EvalNet, LearnedEval, blended_value, features_loader, load_evaluation
@@ -335,7 +335,7 @@ RETURN_VALUE = 2
 # The kernel's functions are closure variables, so numba's cache=True cannot keep this loop;
 # core.compiled.cached_njit caches it on disk per kernel and heuristic (a new process loads it).
 @functools.cache
-def _build_negamax(kernel, heuristic):
+def _build_negamax(kernel, heuristic, search_hooks):
     """The search loop for one kernel and leaf evaluation, with both compiled into it.
 
     Built like ``mancala_envs.agents.mcts``'s loop (see ``mancala_envs.core.inline``): the kernel's
@@ -350,6 +350,7 @@ def _build_negamax(kernel, heuristic):
     k = inline_kernel(kernel)
     legal_mask, apply, current_player, scores = k.legal_mask, k.apply, k.current_player, k.scores
     returns, observe, plies = k.returns, k.observe, k.plies
+    copy_position, position_key = (inlined(f) for f in search_hooks)  # Game.search_hooks
     heuristic = inlined(heuristic)
     load_features = features_loader(kernel)  # only the feature sets this kernel's games use
 
@@ -364,7 +365,7 @@ def _build_negamax(kernel, heuristic):
             observe(position, params, 1, buffers.obs1)
             line.key[d] = hash_observations(buffers.obs0, buffers.obs1, player)
         else:
-            line.key[d] = hash_state(position)
+            line.key[d] = position_key(position, params)  # hash_state(position), from the words in use
 
     @njit(inline="always")
     def probe(line, tables, buffers, params, settings, d):
@@ -412,7 +413,7 @@ def _build_negamax(kernel, heuristic):
         """Play node ``d``'s current move into ply ``d + 1``: (True, 0) to search the child
         there, or (False, its value) where it is a leaf (end, depth, stack or ply cap)."""
         child = line.states[d + 1]
-        copy_into(child, line.states[d])
+        copy_position(child, line.states[d], params)  # every row holds a position or zeros
         apply(child, params, line.moves[d, line.next_move[d]])
         me = line.player[d]
         child_player = current_player(child, params)
@@ -503,7 +504,7 @@ def _negamax_for(game: Game, max_stack: int, evaluation: EvalNet | None = None):
     """The compiled negamax of ``game`` (see ``_build_negamax``) with the scratch arrays of
     one search, allocated once for all its calls (every call writes what it reads)."""
     heuristic = game.search_heuristic
-    loop = _build_negamax(game.kernel, heuristic if heuristic is not None else _no_heuristic)
+    loop = _build_negamax(game.kernel, heuristic if heuristic is not None else _no_heuristic, game.search_hooks)
     line = SearchLine.allocate(max_stack, game.num_actions, game.state_size)
     buffers = SearchBuffers.allocate(game, evaluation)
 

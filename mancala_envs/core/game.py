@@ -33,8 +33,23 @@ from typing import Any, Callable, ClassVar, Mapping, NamedTuple
 
 import numpy as np
 
+from numba import njit
+
 from .errors import IllegalActionError, InvalidStateError
+from .jit_helpers import copy_into, hash_state
 from .options import Option, resolve_options
+
+
+@njit(cache=True)
+def copy_whole_state(target, source, params):
+    """``Game.search_hooks``' copy of a game without its own: every word."""
+    copy_into(target, source)
+
+
+@njit(cache=True)
+def whole_state_key(state, params):
+    """``Game.search_hooks``' key of a game without its own: the hash of every word."""
+    return hash_state(state)
 
 
 class Kernel(NamedTuple):
@@ -230,6 +245,15 @@ class Game(ABC):
     #: ``(state, params, player) -> float`` from ``player``'s side; None: the score
     #: difference. Set by a game whose scores say nothing in some phase (a setup).
     search_heuristic: Callable | None = None
+
+    #: ``(copy_position, position_key)``, jitted, for the search agents (``mancala_envs.agents``),
+    #: which copy a position and key their transposition table at every node:
+    #: ``copy_position(target, source, params)`` is ``target[:] = source`` for a ``target`` that
+    #: holds a position of the same game (or zeros), ``position_key(state, params)`` is exactly
+    #: ``jit_helpers.hash_state(state)``. The defaults read every word; a game whose state is
+    #: mostly zeros (a card game's empty cells, a repetition record sized for the ply cap) may
+    #: read only the words in use, with the very same results.
+    search_hooks: ClassVar[tuple[Callable, Callable]] = (copy_whole_state, whole_state_key)
 
     #: True when no rule reads the scores (moves only add to them) and ``position_key_indices``
     #: leaves them out: the exact solver's table then holds values relative to the mover's
