@@ -128,6 +128,10 @@ def test_a_closure_is_loaded_from_disk_by_a_new_process(tmp_path):
     assert run("step_b") == {"value": 30, "hits": 0, "misses": 1}
     assert run("step_b") == {"value": 30, "hits": 1, "misses": 0}
     assert run("step_a")["value"] == 10
+    # each closure keeps its own index: two processes that compile the two at once cannot
+    # number their data files from the same index (numba's race, core.compiled's docstring)
+    indexes = sorted(path.name for path in (tmp_path / "cache").rglob("*.nbi") if "build" in path.name)
+    assert len(indexes) == 2 and len({name.rsplit("-", 1)[0] for name in indexes}) == 1, indexes
 
 
 def test_cached_njit_runs_like_njit():

@@ -30,9 +30,15 @@ source file only, so a ``cache=True`` function is not recompiled when a function
 in another file changes.)
 
 Cache files live where numba puts them for the factory's source file (``__pycache__``
-next to it, or ``NUMBA_CACHE_DIR``), all loops of one factory in one index, one entry per
-fingerprint and signature. Under ``NUMBA_DISABLE_JIT=1`` ``cached_njit`` returns the
-function itself.
+next to it, or ``NUMBA_CACHE_DIR``), one index per fingerprint (its name ends in the
+fingerprint's first 16 hex digits), one entry per signature. One index per factory, as numba
+would keep it, lets two processes that compile loops for different kernels at the same moment
+corrupt it: numba numbers a new entry's data file from the index it has just read, so both can
+write the same ``.N.nbc`` file, and the index then maps one loop's key to the other loop's code
+(seen: alpha-beta finding no legal move at an Afrika root, a worker aborting, with two cache
+warmers and test workers compiling at once). Processes compiling the same loop write the same
+code. A code change leaves the old fingerprint's files behind, unused. Under
+``NUMBA_DISABLE_JIT=1`` ``cached_njit`` returns the function itself.
 
 The cache is set up, and the fingerprint taken, when the loop is first loaded or compiled, not
 when ``cached_njit`` is called: a module that defines loops for many games (the move features,
@@ -47,7 +53,7 @@ from typing import Any, Callable
 
 import numpy as np
 from numba import config, njit
-from numba.core.caching import FunctionCache, _Cache
+from numba.core.caching import FunctionCache, IndexDataCacheFile, _Cache
 from numba.core.dispatcher import Dispatcher
 
 __all__ = ["cached_njit", "fingerprint"]
@@ -118,17 +124,19 @@ def fingerprint(function: Callable) -> str:
 
 class _FingerprintCache(FunctionCache):
     """Numba's function cache, keyed by ``fingerprint`` and the compile options instead of the
-    pickled closure. The fingerprint is taken at the first load or save, when numba compiles
-    what the function's globals hold then."""
+    pickled closure, in an index file of its own per fingerprint (see the module docstring).
+    Made at the first load or save (``_CacheOnFirstUse``), when numba compiles what the
+    function's globals hold then."""
 
     def __init__(self, py_func, options: dict[str, Any]):
         super().__init__(py_func)
-        self._options = repr(sorted((k, repr(v)) for k, v in options.items()))
-        self._fingerprint: str | None = None
+        self._fingerprint = fingerprint(py_func) + ":" + repr(sorted((k, repr(v)) for k, v in options.items()))
+        own_name = hashlib.sha256(self._fingerprint.encode()).hexdigest()[:16]
+        self._cache_file = IndexDataCacheFile(cache_path=self._cache_path,
+                                              filename_base=f"{self._impl.filename_base}-{own_name}",
+                                              source_stamp=self._impl.locator.get_source_stamp())
 
     def _index_key(self, sig, codegen):
-        if self._fingerprint is None:
-            self._fingerprint = fingerprint(self._py_func) + ":" + self._options
         return (sig, codegen.magic_tuple(), (self._fingerprint,))
 
 
