@@ -399,7 +399,7 @@ def _capture(state, cell):
     state[O_HEAD + H_CAPTURED + _colour(cell)] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # compiled into _move, its one caller
 def _land(state, pos, cell, my_colour, hashed):
     """Drop ``cell`` on ``pos`` as the last card; return True if the move continues from pos."""
     h = state[_u(O_H + pos)]
@@ -456,71 +456,6 @@ def _land(state, pos, cell, my_colour, hashed):
     return False
 
 
-@njit(cache=True)
-def _sow(state, pos, my_colour, hashed):
-    """Lift the stack at ``pos`` (2 or more cards) and sow it; laps while the rules say so."""
-    laps = 0
-    while True:
-        laps += 1
-        n = state[_u(O_H + pos)]
-        base = pos * CAP
-        hs = state[O_HEAD + H_HASH]
-        if hashed:
-            hs ^= stack_hash(state, pos, CAP, n)  # the lifted stack out
-        # top card first, each cell emptied as it is read. A stack of up to N_POS cards is read
-        # downwards where it lies (the origin receives none of its cards); a taller one is
-        # reversed first and read upwards: the origin receives cards again from its 12th card
-        # on, one per lap of the ring, into cells the reading has already passed.
-        src = base + n - 1
-        step = -1
-        if n > N_POS:
-            lo = base
-            hi = base + n - 1
-            while lo < hi:
-                tmp = state[_u(lo)]
-                state[_u(lo)] = state[_u(hi)]
-                state[_u(hi)] = tmp
-                lo += 1
-                hi -= 1
-            src = base
-            step = 1
-        state[_u(O_H + pos)] = 0
-        # the tops in registers while sowing (the stores to the cells could alias the header):
-        # the lifted stack is empty, and each card sown becomes its stack's top
-        keep = ~(np.int64(1) << pos)
-        nonempty = state[O_HEAD + H_NONEMPTY] & keep
-        red = state[O_HEAD + H_RED_TOPS] & keep
-        aces = state[O_HEAD + H_LONE_ACES] & keep
-        q = pos
-        for k in range(n - 1):
-            cell = state[_u(src)]
-            state[_u(src)] = 0
-            src += step
-            q = q + 1 if q < N_POS - 1 else 0
-            hq = state[_u(O_H + q)]
-            state[_u(q * CAP + hq)] = cell
-            state[_u(O_H + q)] = hq + 1
-            if hashed:
-                hs ^= cell_key(q * CAP + hq, cell)
-            bit = np.int64(1) << q
-            nonempty |= bit
-            red = (red & ~bit) | (_is_red(cell) << q)
-            aces = (aces & ~bit) | ((_is_ace(cell) & np.int64(hq == 0)) << q)
-        state[O_HEAD + H_HASH] = hs
-        state[O_HEAD + H_NONEMPTY] = nonempty
-        state[O_HEAD + H_RED_TOPS] = red
-        state[O_HEAD + H_LONE_ACES] = aces
-        last = state[_u(src)]
-        state[_u(src)] = 0
-        q = q + 1 if q < N_POS - 1 else 0
-        if not _land(state, q, last, my_colour, hashed):
-            return
-        if laps >= MAX_LAPS:
-            state[O_HEAD + H_LAP_LIMIT] += 1
-            return
-        pos = q
-
-
 @njit(cache=True, inline="always")
 def single_card_target(pos, rank, clockwise):
     """Where a single card of ``rank`` at ``pos`` moves: an Ace one position (clockwise or
@@ -536,18 +471,77 @@ def single_card_target(pos, rank, clockwise):
 
 @njit(cache=True, inline="always")  # compiled into _play, its one caller: a call costs about 40 instructions
 def _move(state, pos, clockwise, my_colour, hashed):
-    h = state[_u(O_H + pos)]
-    if h >= 2:
-        _sow(state, pos, my_colour, hashed)
-        return
-    cell = state[_u(pos * CAP)]
-    _toggle(state, pos * CAP, cell, hashed)
-    state[_u(pos * CAP)] = 0
-    state[_u(O_H + pos)] = 0
-    _set_top(state, pos, 0, 0)
-    target = single_card_target(pos, _rank(cell), clockwise)
-    if _land(state, target, cell, my_colour, hashed):
-        _sow(state, target, my_colour, hashed)
+    """Move the stack at ``pos``: sow it (2 or more cards) or move its single card; where the
+    last card lands decides (_land), and the laps go on while the rules say so. One loop, so
+    that _land has one call site and is compiled into it (no call, no reference counting)."""
+    laps = 0
+    while True:
+        n = state[_u(O_H + pos)]
+        if n < 2:  # a single card (only ever the first step: a lap lifts 2 or more cards)
+            last = state[_u(pos * CAP)]
+            _toggle(state, pos * CAP, last, hashed)
+            state[_u(pos * CAP)] = 0
+            state[_u(O_H + pos)] = 0
+            _set_top(state, pos, 0, 0)
+            q = single_card_target(pos, _rank(last), clockwise)
+        else:
+            laps += 1
+            base = pos * CAP
+            hs = state[O_HEAD + H_HASH]
+            if hashed:
+                hs ^= stack_hash(state, pos, CAP, n)  # the lifted stack out
+            # top card first, each cell emptied as it is read. A stack of up to N_POS cards is read
+            # downwards where it lies (the origin receives none of its cards); a taller one is
+            # reversed first and read upwards: the origin receives cards again from its 12th card
+            # on, one per lap of the ring, into cells the reading has already passed.
+            src = base + n - 1
+            step = -1
+            if n > N_POS:
+                lo = base
+                hi = base + n - 1
+                while lo < hi:
+                    tmp = state[_u(lo)]
+                    state[_u(lo)] = state[_u(hi)]
+                    state[_u(hi)] = tmp
+                    lo += 1
+                    hi -= 1
+                src = base
+                step = 1
+            state[_u(O_H + pos)] = 0
+            # the tops in registers while sowing (the stores to the cells could alias the header):
+            # the lifted stack is empty, and each card sown becomes its stack's top
+            keep = ~(np.int64(1) << pos)
+            nonempty = state[O_HEAD + H_NONEMPTY] & keep
+            red = state[O_HEAD + H_RED_TOPS] & keep
+            aces = state[O_HEAD + H_LONE_ACES] & keep
+            q = pos
+            for k in range(n - 1):
+                cell = state[_u(src)]
+                state[_u(src)] = 0
+                src += step
+                q = q + 1 if q < N_POS - 1 else 0
+                hq = state[_u(O_H + q)]
+                state[_u(q * CAP + hq)] = cell
+                state[_u(O_H + q)] = hq + 1
+                if hashed:
+                    hs ^= cell_key(q * CAP + hq, cell)
+                bit = np.int64(1) << q
+                nonempty |= bit
+                red = (red & ~bit) | (_is_red(cell) << q)
+                aces = (aces & ~bit) | ((_is_ace(cell) & np.int64(hq == 0)) << q)
+            state[O_HEAD + H_HASH] = hs
+            state[O_HEAD + H_NONEMPTY] = nonempty
+            state[O_HEAD + H_RED_TOPS] = red
+            state[O_HEAD + H_LONE_ACES] = aces
+            last = state[_u(src)]
+            state[_u(src)] = 0
+            q = q + 1 if q < N_POS - 1 else 0
+        if not _land(state, q, last, my_colour, hashed):
+            return
+        if laps >= MAX_LAPS:
+            state[O_HEAD + H_LAP_LIMIT] += 1
+            return
+        pos = q
 
 
 @njit(cache=True, inline="always")  # compiled into _play, its one caller
