@@ -131,8 +131,9 @@ class ThreadChooser:
     ``MAX_BACKOFF * every``), and when the parallel step wins it is ``every`` again. A lost
     probe also sets the gap long enough that its cost (its parallel steps' time beyond the
     serial median) is at most ``PROBE_SHARE`` (5%) of the serial steps' time until the next
-    probe, divided by the same doubling while lost probes follow each other (and at most
-    ``MAX_GAP * every``): with a busy core one parallel step can cost as much
+    probe, divided by the same doubling while lost probes follow each other, and at most
+    ``MAX_HOLD_SECONDS`` (0.2 s) of serial steps (or ``MAX_BACKOFF * every`` if that is longer):
+    with a busy core one parallel step can cost as much
     as hundreds of serial ones (measured: 6.4 M steps/s against 21 M serial on Kalah(6,4),
     B=1024, when probes came every few hundred steps). Between probes, two parallel steps in a
     row slower than ``GIVE_UP`` times the last probe's serial median switch to the serial step at
@@ -151,9 +152,14 @@ class ThreadChooser:
     # At most 8 * every steps (about 0.2 s for 1024 Kalah games) between two probes that lose
     # narrowly: a phase where the parallel step lost must not hold the serial step for seconds.
     MAX_BACKOFF = 8
-    # The longest gap a lost probe's cost may set, in units of `every` (one stall of the
-    # worker thread for tens of milliseconds must not hold the serial step for seconds either).
-    MAX_GAP = 64
+    # The longest a lost probe's cost may hold the serial step, in seconds of serial steps (at the
+    # probe's serial median): one probe that lost to a moment's load, or one stall of the worker
+    # thread, must not hold the serial step for a whole second. With at most 64 * every (1.7 s
+    # at 54 us a step), 5 of the 15 one-second rounds of a quiet run held the serial step without
+    # a probe (batch share 0.00-0.02): 19.7x instead of 22-29x (benchmarks/README.md, "Session of
+    # 2026-11-25 09:16 UTC (batch9)"). A lost probe with a busy core costs one or two of the
+    # scheduler's time slices (4-16 ms), so a lasting load costs a few percent of the serial speed.
+    MAX_HOLD_SECONDS = 0.2
     # The parallel step must beat the serial one by this factor. Its downside, a worker waiting
     # for a busy core (30x and more), is cut short between probes (GIVE_UP), so the margin only
     # covers the probes' noise: at 0.8 a quiet machine whose parallel step took 0.85-0.88x the
@@ -246,8 +252,8 @@ class ThreadChooser:
             # the cost's share falls with the lost probes in a row too: under a load that lasts, one
             # lost probe per PROBE_SHARE of the time cost about 4% of the rounds' speed (load 11-12)
             cost = sum(t - self.serial_median for t in self.parallel_seconds if t > self.serial_median)
-            self.gap = max(self.gap, min(math.ceil(backoff * cost / (self.PROBE_SHARE * self.serial_median)),
-                                         self.MAX_GAP * self.every))
+            longest = math.ceil(self.MAX_HOLD_SECONDS / self.serial_median)
+            self.gap = max(self.gap, min(math.ceil(backoff * cost / (self.PROBE_SHARE * self.serial_median)), longest))
         self.until_probe = self.gap
         self.probing = 0
         self.slow_steps = 0

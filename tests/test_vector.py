@@ -327,14 +327,16 @@ def test_thread_chooser_gives_up_on_a_slow_parallel_step_and_bounds_its_backoff(
 
     every, trials = 20, 2
     chooser = ThreadChooser(every=every, trials=trials)
-    # a busy core: the wake-up step and the first compared one wait 10 ms, which ends the probe
-    used = _run_chooser(chooser, 5, 0.001, lambda k: 0.010)
+    # a busy core: the wake-up step and the first compared one wait 4.5 ms, which ends the probe
+    used = _run_chooser(chooser, 5, 0.001, lambda k: 0.0045)
     assert used == [False] * 3 + [True] * 2 and not chooser.current
-    # the next probe waits until those two steps' 2 x 9 ms over the serial one are 5% of the time
-    assert chooser.gap == math.ceil(2 * 0.009 / (ThreadChooser.PROBE_SHARE * 0.001)) == 360
+    # the next probe waits until those two steps' 2 x 3.5 ms over the serial one are 5% of the time
+    assert chooser.gap == math.ceil(2 * 0.0035 / (ThreadChooser.PROBE_SHARE * 0.001)) == 140
     _run_chooser(chooser, chooser.until_probe, 0.001, None)
-    _run_chooser(chooser, 5, 0.001, lambda k: 0.010)  # lost again: 2.5% of the time, the gap doubled
-    assert not chooser.current and chooser.gap == 720
+    # lost again: 2.5% of the time, the gap doubled, but a lost probe holds the serial step for at
+    # most MAX_HOLD_SECONDS (0.2 s: 200 serial steps of 1 ms)
+    _run_chooser(chooser, 5, 0.001, lambda k: 0.0045)
+    assert not chooser.current and chooser.gap == math.ceil(ThreadChooser.MAX_HOLD_SECONDS / 0.001) == 200
     # a parallel step slightly slower than the serial one: lost narrowly, the gap doubles up to MAX_BACKOFF
     gaps = []
     for _ in range(6):
@@ -343,10 +345,14 @@ def test_thread_chooser_gives_up_on_a_slow_parallel_step_and_bounds_its_backoff(
         assert used == [False] * (trials + 1) + [True] * (trials + 1)
         gaps.append(chooser.gap)
     assert gaps == [every * 2 ** k for k in (2, 3, 3, 3, 3, 3)] and ThreadChooser.MAX_BACKOFF == 8
-    # one stall of the worker thread (2 s) sets a gap of at most MAX_GAP * every
+    # one stall of the worker thread (2 s) holds the serial step for at most MAX_HOLD_SECONDS
     _run_chooser(chooser, chooser.until_probe + trials + 1, 0.001, None)
     _run_chooser(chooser, 2, None, lambda k: 2.0)
-    assert not chooser.current and chooser.gap == ThreadChooser.MAX_GAP * every
+    assert not chooser.current and chooser.gap == 200
+    # with faster serial steps the hold is as long in time, so longer in steps
+    fast = ThreadChooser(every=every, trials=trials)
+    _run_chooser(fast, 5, 0.0001, lambda k: 2.0)
+    assert not fast.current and fast.gap == math.ceil(ThreadChooser.MAX_HOLD_SECONDS / 0.0001) == 2000
     # the machine got quiet: the next probe takes the parallel step, and the gap is `every` again
     _run_chooser(chooser, chooser.until_probe, 0.001, None)
     _run_chooser(chooser, 2 * (trials + 1), 0.002, lambda k: 0.001)
@@ -363,11 +369,11 @@ def test_thread_chooser_leaves_a_parallel_step_that_stays_slow():
     chooser.record(True, 0.020)  # one slow step: the worker's wake-up after a pause of the caller's
     assert chooser.current
     chooser.record(True, 0.0005)
-    chooser.record(True, 0.020)  # the busy core is back: two steps in a row 20x the serial median
-    chooser.record(True, 0.020)
+    chooser.record(True, 0.008)  # the busy core is back: two steps in a row 8x the serial median
+    chooser.record(True, 0.008)
     assert not chooser.current and not chooser.next_choice()  # serial from the next step on
-    # the next probe waits until the last step's 19 ms over the serial one are 5% of the time
-    assert chooser.until_probe == math.ceil(0.019 / (ThreadChooser.PROBE_SHARE * 0.001)) == 380
+    # the next probe waits until the last step's 7 ms over the serial one are 5% of the time
+    assert chooser.until_probe == math.ceil(0.007 / (ThreadChooser.PROBE_SHARE * 0.001)) == 140
     assert chooser.steps_run == {False: 3, True: 17} and chooser.parallel_share() == 17 / 20
     assert chooser.probes_won == {False: 1, True: 1}  # the probe, then the switch back
     assert ThreadChooser().parallel_share() is None
