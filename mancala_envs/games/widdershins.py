@@ -417,7 +417,7 @@ def _land(state, pos, cell, my_colour, hashed):
     state[_u(O_H + pos)] = h + 1
     if c == tc:
         _toggle(state, base + h, cell, hashed)
-        _set_top(state, pos, cell, 2)  # a card of the same colour on top: only the lone Ace bit can change
+        _set_top(state, pos, cell, h + 1)  # on a card of its own colour: never a lone Ace
         return c == my_colour  # own card on own stack: lift and sow on; else the move ends
     dropped_rank = _rank(cell)
     top_rank = _rank(top)
@@ -462,11 +462,11 @@ def single_card_target(pos, rank, clockwise):
     counterclockwise), a J, Q or K straight across the board, any other card ``rank``
     positions counterclockwise. The one definition of that rule (the move features read it
     too)."""
-    if rank == 1:
-        return _ring(pos + N_POS - 1 if clockwise else pos + 1)
-    if rank >= 11:
-        return N_POS - 1 - pos
-    return _ring(pos + rank)
+    # selects, not branches: the rank of the card moved is random
+    ace = _ring(pos + N_POS - 1 if clockwise else pos + 1)
+    across = N_POS - 1 - pos
+    counted = _ring(pos + rank)
+    return ace if rank == 1 else (across if rank >= 11 else counted)
 
 
 @njit(cache=True, inline="always")  # compiled into _play, its one caller: a call costs about 40 instructions
@@ -642,8 +642,11 @@ def _owned_stacks(state, mover, colour):
     return owned, aces
 
 
-@njit(cache=True)
-def legal_mask(state, params, mask):
+@njit(cache=True, inline="always")
+def legal_bits(state, params):
+    """The legal actions as a bit set (bit ``a``: action ``a``): the one definition of which
+    moves are legal. ``legal_mask`` writes it out; the random playouts draw from it directly
+    (``Game.legal_bits``)."""
     head = O_HEAD
     done = state[head + H_DONE] != 0
     first = state[head + H_FIRST] != 0
@@ -662,9 +665,13 @@ def legal_mask(state, params, mask):
         mine = _cards_in_play(state, colour)
         theirs = _cards_in_play(state, 1 - colour)
         resign = mine + theirs < 13 and mine < theirs
-    legal = (rows | (aces << A_ACE_CW) | (np.int64(passes) << A_PASS) | (np.int64(resign) << A_RESIGN)
-             | np.int64(forced))
-    return mask_from_bits(mask, legal, NUM_ACTIONS)
+    return (rows | (aces << A_ACE_CW) | (np.int64(passes) << A_PASS) | (np.int64(resign) << A_RESIGN)
+            | np.int64(forced))
+
+
+@njit(cache=True)
+def legal_mask(state, params, mask):
+    return mask_from_bits(mask, legal_bits(state, params), NUM_ACTIONS)
 
 
 @njit(cache=True)
@@ -767,6 +774,7 @@ class WiddershinsGame(Game):
     """Widdershins: David Parlett's 52-card mancala (Gering's or Parlett's ending)."""
 
     kernel = KERNEL
+    legal_bits = staticmethod(legal_bits)  # what legal_mask writes out, for the random playouts
     family = "widdershins"
     OPTIONS = (
         Option(
