@@ -81,7 +81,7 @@ from .compiled import cached_njit
 from .inline import inline_kernel, inlined, params_reader, unowned
 from .jit_helpers import copy_into, mask_with_words, random_legal_action_of_bits, random_legal_action_of_words
 
-__all__ = ["InvariantViolation", "PlayoutTotals", "Violation", "random_playouts", "VIOLATION_MESSAGES"]
+__all__ = ["InvariantViolation", "PlayoutTotals", "Violation", "random_move_drawer", "random_playouts", "VIOLATION_MESSAGES"]
 
 # -- violation codes ------------------------------------------------------------------------
 V_NONE = 0
@@ -205,6 +205,26 @@ def _count_length(counts, game, length):
         totals[T_SHORTEST] = length
 
 
+def random_move_drawer(legal_mask, legal_bits):
+    """For a loop built per kernel: an inlined ``draw(s, state, params, mask, mask_words) -> (s,
+    action)``, a uniformly random legal move (the draw of ``core.jit_helpers.random_legal_action``,
+    ``s`` the generator state). ``legal_mask``: the kernel's (inlined); ``legal_bits``: the game's
+    hook (``Game.legal_bits``) or None. With the hook the move is drawn from the bits and the mask
+    is not written; without, ``legal_mask`` fills ``mask`` and the draw reads it through
+    ``mask_words`` (``core.jit_helpers.mask_with_words``). The same move either way."""
+    if legal_bits is None:
+        @njit(inline="always")
+        def draw(s, state, params, mask, mask_words):
+            return random_legal_action_of_words(s, mask_words, legal_mask(state, params, mask))
+    else:
+        bits_of = inlined(legal_bits)
+
+        @njit(inline="always")
+        def draw(s, state, params, mask, mask_words):
+            return random_legal_action_of_bits(s, bits_of(state, params))
+    return draw
+
+
 @functools.cache
 def _build_playout(kernel, legal_bits, check: bool, fixed_params: tuple[int, ...] | None, width: int | None):
     """The playout loop of one kernel, with the kernel's functions compiled into it.
@@ -219,25 +239,23 @@ def _build_playout(kernel, legal_bits, check: bool, fixed_params: tuple[int, ...
     """
     init, legal_mask, apply, current_player, _scores, returns, _observe, plies = inline_kernel(kernel)
 
-    if legal_bits is None:
-        @njit(inline="always")
-        def draw_move(s, params, buffers, count):
-            """(generator state, a uniformly random legal move) from legal_mask's mask (already
-            filled by the checks, with ``count`` legal moves, in the checked loop)."""
-            if not check:
-                count = legal_mask(buffers.state, params, buffers.mask)
-            return random_legal_action_of_words(s, buffers.mask_words, count)  # the mask, 8 entries a word
+    draw = random_move_drawer(legal_mask, legal_bits)
+    read_checked_mask = check and legal_bits is None
 
+    @njit(inline="always")
+    def draw_move(s, params, buffers, count):
+        """(generator state, a uniformly random legal move). The checked loop's checks have filled
+        the mask already (``count`` legal moves): without a hook it is read, not filled again."""
+        if read_checked_mask:
+            return random_legal_action_of_words(s, buffers.mask_words, count)
+        return draw(s, buffers.state, params, buffers.mask, buffers.mask_words)
+
+    if legal_bits is None:
         @njit(inline="always")
         def bits_differ(params, buffers):
             return False, 0
     else:
         bits_of = inlined(legal_bits)
-
-        @njit(inline="always")
-        def draw_move(s, params, buffers, count):
-            """(generator state, a uniformly random legal move): the same draw, from the bits."""
-            return random_legal_action_of_bits(s, bits_of(buffers.state, params))
 
         @njit(inline="always")
         def bits_differ(params, buffers):
