@@ -488,7 +488,7 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
     nodes = max_nodes or ((sims + 1) if sims is not None else 200_000)
     if sims is not None:
         nodes = min(nodes, sims + 1)
-    tree = _tree
+    tree = _tree if _tree is not None else _take_spare_tree(game)
     if tree is None or tree.size != (nodes, game.num_actions, game.state_size):
         tree = SearchTree.allocate(nodes, game.num_actions, game.state_size)
     if evaluation is not None:
@@ -521,7 +521,30 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
             values[a] = float(tree.node_value[ch] / n) if n else 0.0
     result = MCTSResult(int(best), int(done), int(used), seconds, visits, values)
     result._tree = tree  # type: ignore[attr-defined]
+    if _tree is None:
+        _keep_spare_tree(game, tree)
     return result
+
+
+# The tree of the last search that was given none, kept for the next search of the same game and
+# size (a caller that repeats short searches, such as the benchmarks): a new tree is a fresh
+# allocation of N rows of the state, whose pages the search then faults in one by one. Only small
+# trees are kept (the memory stays with the process), and only for the same game, whose
+# positions the rows hold (``copy_position`` writes the words in use of a row that holds one).
+# A search takes the spare tree out while it runs, so two searches never share one; a result's
+# ``_tree`` is valid until the next search of the process that was given no tree.
+SPARE_TREE_BYTES = 64 * 2**20
+_spare_tree: dict = {}
+
+
+def _take_spare_tree(game) -> SearchTree | None:
+    kept = _spare_tree.pop("tree", None)
+    return kept[1] if kept is not None and kept[0] == game else None
+
+
+def _keep_spare_tree(game, tree: SearchTree) -> None:
+    if sum(a.nbytes for a in tree if isinstance(a, np.ndarray)) <= SPARE_TREE_BYTES:
+        _spare_tree["tree"] = (game, tree)
 
 
 class MCTSAgent(Agent):

@@ -295,26 +295,10 @@ def hash_state(state):
     Four FNV lanes take every fourth word each and are folded together at the end: one
     chain's multiplies wait for each other, four independent chains overlap, which makes
     the hash of a long state (the card games' repetition record) about four times faster.
+    The lanes are the "lane hash" section's (the end of this file), which a game's
+    ``search_hooks`` key also uses to hash only the words in use, to the same value.
     """
-    n = state.shape[0]
-    h0 = FNV_OFFSET_BASIS
-    h1 = h0 ^ np.uint64(1)
-    h2 = h0 ^ np.uint64(2)
-    h3 = h0 ^ np.uint64(3)
-    i = 0
-    while i + 4 <= n:
-        h0 = (h0 ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
-        h1 = (h1 ^ np.uint64(np.uint32(state[i + 1]))) * FNV_PRIME
-        h2 = (h2 ^ np.uint64(np.uint32(state[i + 2]))) * FNV_PRIME
-        h3 = (h3 ^ np.uint64(np.uint32(state[i + 3]))) * FNV_PRIME
-        i += 4
-    while i < n:
-        h0 = (h0 ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
-        i += 1
-    h = (h0 ^ _finish_hash(h1)) * FNV_PRIME
-    h = (h ^ _finish_hash(h2)) * FNV_PRIME
-    h = (h ^ _finish_hash(h3)) * FNV_PRIME
-    return _finish_hash(h)
+    return lanes_end(lanes_take(lanes_start(), state, 0, state.shape[0] >> 2), state)
 
 
 @njit(cache=True)
@@ -348,3 +332,67 @@ def past_deadline(deadline, count, every):
     a power of two: reading it costs as much as hundreds of moves.
     """
     return deadline > 0.0 and (count & (every - 1)) == 0 and now() > deadline
+
+
+# -- lane hash (cards9s) ------------------------------------------------------------------------
+# ``hash_state``'s four FNV lanes as a value, ``lanes = (h0, h1, h2, h3)``, that a caller threads
+# through: ``lanes_start()``, then ``lanes_take`` over groups of four words (group ``g``: words
+# ``4g .. 4g+3``, one to each lane) and ``lanes_skip`` over groups known to be zero, in order,
+# up to the state's last whole group; ``lanes_end`` adds the last ``len % 4`` words and folds the
+# lanes into the hash. Taking every group gives ``hash_state``; a game whose state is mostly
+# zeros (``Game.search_hooks``' key) takes the groups in use and skips the rest, to the same
+# value: a zero word turns its lane ``h`` into ``h * FNV_PRIME``, so ``k`` zero groups multiply
+# every lane by ``FNV_PRIME ** k`` (one multiply a lane, from a table).
+_LANE_POWERS = np.array([pow(int(FNV_PRIME), k, 2**64) for k in range(256)], np.uint64)
+
+
+@njit(cache=True, inline="always")
+def lanes_start():
+    """The four lanes before any word."""
+    return (FNV_OFFSET_BASIS, FNV_OFFSET_BASIS ^ np.uint64(1), FNV_OFFSET_BASIS ^ np.uint64(2),
+            FNV_OFFSET_BASIS ^ np.uint64(3))
+
+
+@njit(cache=True, inline="always")
+def lanes_take(lanes, state, first, stop):
+    """``lanes`` having taken the words of groups ``first .. stop - 1`` (``first`` >= 0)."""
+    h0, h1, h2, h3 = lanes
+    for g in range(first, stop):
+        i = np.uint64(4 * g)  # unsigned: no negative-index wraparound (4 instructions a load)
+        h0 = (h0 ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
+        h1 = (h1 ^ np.uint64(np.uint32(state[i + np.uint64(1)]))) * FNV_PRIME
+        h2 = (h2 ^ np.uint64(np.uint32(state[i + np.uint64(2)]))) * FNV_PRIME
+        h3 = (h3 ^ np.uint64(np.uint32(state[i + np.uint64(3)]))) * FNV_PRIME
+    return (h0, h1, h2, h3)
+
+
+@njit(cache=True, inline="always")
+def lanes_skip(lanes, groups):
+    """``lanes`` having taken ``groups`` (>= 0) groups of zero words."""
+    if groups < _LANE_POWERS.shape[0]:
+        p = _LANE_POWERS[np.uint64(groups)]
+    else:
+        p = np.uint64(1)
+        base = FNV_PRIME
+        k = groups
+        while k > 0:
+            if k & 1:
+                p *= base
+            base *= base
+            k >>= 1
+    h0, h1, h2, h3 = lanes
+    return (h0 * p, h1 * p, h2 * p, h3 * p)
+
+
+@njit(cache=True, inline="always")
+def lanes_end(lanes, state):
+    """The hash, from ``lanes`` that have taken (or skipped) every whole group of ``state``:
+    the last ``len % 4`` words go to lane 0, then the lanes are folded and finished."""
+    h0, h1, h2, h3 = lanes
+    n = state.shape[0]
+    for i in range(n & ~3, n):
+        h0 = (h0 ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
+    h = (h0 ^ _finish_hash(h1)) * FNV_PRIME
+    h = (h ^ _finish_hash(h2)) * FNV_PRIME
+    h = (h ^ _finish_hash(h3)) * FNV_PRIME
+    return _finish_hash(h)
