@@ -63,8 +63,8 @@ from numba import njit
 from mancala_envs.core.game import State
 from mancala_envs.core.compiled import cached_njit
 from mancala_envs.core.inline import inline_kernel, inlined, params_reader, unowned
-from mancala_envs.core.jit_helpers import (copy_into, mask_with_words, past_deadline, random_below,
-                                           random_legal_action_of_words)
+from mancala_envs.core.jit_helpers import copy_into, mask_with_words, past_deadline, random_below
+from mancala_envs.core.playout import random_move_drawer
 
 from .base import Agent
 from .learned_eval import EvalNet, LearnedEval, blended_value, features_loader, load_evaluation, net_policy
@@ -269,7 +269,7 @@ def _most_visited_root_move(tree):
 
 
 @functools.cache
-def _build_mcts(kernel, heuristic, width, search_hooks):
+def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits):
     """The search loop for one kernel, with the kernel's functions compiled into it.
 
     The kernel's functions are closure variables (``core.inline.inline_kernel``), not
@@ -279,6 +279,8 @@ def _build_mcts(kernel, heuristic, width, search_hooks):
     by ``core.compiled.cached_njit`` (numba's ``cache=True`` cannot keep a closure). The phases
     are ``inline="always"`` too: one compiled loop, as if written in one piece. ``width``:
     the length of the params vector, read into registers (``core.inline.params_reader``).
+    ``legal_bits``: the game's hook (``Game.legal_bits``) or None; with it the rollouts draw
+    their moves from the legal bit set and write no mask (the same moves).
     """
     k = inline_kernel(kernel)
     params_of = params_reader(None, width)  # the params vector's entries in registers
@@ -287,6 +289,7 @@ def _build_mcts(kernel, heuristic, width, search_hooks):
     copy_position = inlined(search_hooks[0])  # Game.search_hooks: every row holds a position of the game, or zeros
     heuristic = inlined(heuristic)
     load_features = features_loader(kernel)  # only the feature sets this kernel's games use
+    draw_random_move = random_move_drawer(legal_mask, legal_bits)  # the playouts' draw (core.playout)
 
     @njit(inline="always")
     def set_priors(tree, params, node, scratch):
@@ -402,8 +405,7 @@ def _build_mcts(kernel, heuristic, width, search_hooks):
                     result[0] = 1.0 if score[0] > score[1] else -1.0
                     result[1] = -result[0]
                     return s
-            # the same draw as random_legal_action's, reading the mask eight entries a word
-            s, action = random_legal_action_of_words(s, scratch.mask_words, legal_mask(work, params, scratch.mask))
+            s, action = draw_random_move(s, work, params, scratch.mask, scratch.mask_words)
             apply(work, params, action)
         returns(work, params, result)
         return s
@@ -488,7 +490,7 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
     nodes = max_nodes or ((sims + 1) if sims is not None else 200_000)
     if sims is not None:
         nodes = min(nodes, sims + 1)
-    tree = _tree
+    tree = _tree if _tree is not None else _take_spare_tree(game)
     if tree is None or tree.size != (nodes, game.num_actions, game.state_size):
         tree = SearchTree.allocate(nodes, game.num_actions, game.state_size)
     if evaluation is not None:
@@ -510,7 +512,7 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
     )
     heuristic = game.search_heuristic if game.search_heuristic is not None else _no_heuristic
     params = np.ascontiguousarray(game.params, dtype=np.int64)
-    best, done, used = _build_mcts(game.kernel, heuristic, len(params), game.search_hooks)(params, state.array.copy(), settings, tree, scratch)
+    best, done, used = _build_mcts(game.kernel, heuristic, len(params), game.search_hooks, game.legal_bits)(params, state.array.copy(), settings, tree, scratch)
     seconds = _time.perf_counter() - start
     visits, values = {}, {}
     for a in range(game.num_actions):
@@ -521,7 +523,30 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
             values[a] = float(tree.node_value[ch] / n) if n else 0.0
     result = MCTSResult(int(best), int(done), int(used), seconds, visits, values)
     result._tree = tree  # type: ignore[attr-defined]
+    if _tree is None:
+        _keep_spare_tree(game, tree)
     return result
+
+
+# The tree of the last search that was given none, kept for the next search of the same game and
+# size (a caller that repeats short searches, such as the benchmarks): a new tree is a fresh
+# allocation of N rows of the state, whose pages the search then faults in one by one. Only small
+# trees are kept (the memory stays with the process), and only for the same game, whose
+# positions the rows hold (``copy_position`` writes the words in use of a row that holds one).
+# A search takes the spare tree out while it runs, so two searches never share one; a result's
+# ``_tree`` is valid until the next search of the process that was given no tree.
+SPARE_TREE_BYTES = 64 * 2**20
+_spare_tree: dict = {}
+
+
+def _take_spare_tree(game) -> SearchTree | None:
+    kept = _spare_tree.pop("tree", None)
+    return kept[1] if kept is not None and kept[0] == game else None
+
+
+def _keep_spare_tree(game, tree: SearchTree) -> None:
+    if sum(a.nbytes for a in tree if isinstance(a, np.ndarray)) <= SPARE_TREE_BYTES:
+        _spare_tree["tree"] = (game, tree)
 
 
 class MCTSAgent(Agent):

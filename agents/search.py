@@ -96,8 +96,9 @@ from numba import njit
 
 from mancala_envs.core.game import Game, State
 from mancala_envs.core.compiled import cached_njit
-from mancala_envs.core.inline import inline_kernel, inlined, unowned
-from mancala_envs.core.jit_helpers import copy_into, hash_observations, past_deadline
+from mancala_envs.core.inline import inline_kernel, inlined, params_reader, unowned
+from mancala_envs.core.jit_helpers import bit_count, copy_into, hash_observations, mask_with_words, past_deadline
+from mancala_envs.core.repetition import unsigned_index
 
 from .base import Agent
 from .learned_eval import EvalNet, LearnedEval, blended_value, features_loader, load_evaluation
@@ -205,7 +206,8 @@ class SearchLine(NamedTuple):
 class SearchBuffers(NamedTuple):
     """What the kernel is handed, and the move sort's keys (A actions, O observation size)."""
 
-    mask: np.ndarray  # int8[A]      legal moves
+    mask: np.ndarray  # int8[A]      legal moves (the first bytes of mask_words)
+    mask_words: np.ndarray  # uint64[ceil(A/8)] the mask's memory eight entries a word (zero padded)
     scores: np.ndarray  # float64[2]
     returns: np.ndarray  # float64[2]
     obs0: np.ndarray  # float32[O]   player_0's observation (key="obs")
@@ -216,7 +218,8 @@ class SearchBuffers(NamedTuple):
     @classmethod
     def allocate(cls, game: Game, evaluation: EvalNet | None = None) -> "SearchBuffers":
         net = evaluation if evaluation is not None else EvalNet.empty(game.observation_size)
-        return cls(np.zeros(game.num_actions, np.int8), np.zeros(2, np.float64), np.zeros(2, np.float64),
+        mask, words = mask_with_words(game.num_actions)
+        return cls(mask, words, np.zeros(2, np.float64), np.zeros(2, np.float64),
                    np.zeros(game.observation_size, np.float32), np.zeros(game.observation_size, np.float32),
                    np.zeros(game.num_actions, np.float64), net)
 
@@ -244,67 +247,83 @@ def _tt_probe(tables, line, d):
 
     Answered: an entry searched deep enough whose bound settles the node's window (never the root).
     """
-    entry = _tt_entry(tables.tt, line.key[d])
-    if entry["key"] != line.key[d] or entry["flag"] == 0:
+    i = unsigned_index(d)
+    entry = _tt_entry(tables.tt, line.key[i])
+    if entry["key"] != line.key[i] or entry["flag"] == 0:
         return False, 0.0, -1
     tt_move = np.int64(entry["move"])
-    if d > 0 and entry["depth"] >= line.depth[d]:
+    if d > 0 and entry["depth"] >= line.depth[i]:
         value = entry["value"]
         flag = entry["flag"]
-        if (flag == FLAG_EXACT or (flag == FLAG_LOWER and value >= line.beta[d])
-                or (flag == FLAG_UPPER and value <= line.alpha[d])):
+        if (flag == FLAG_EXACT or (flag == FLAG_LOWER and value >= line.beta[i])
+                or (flag == FLAG_UPPER and value <= line.alpha[i])):
             tables.stats[S_TT_HITS] += 1
             return True, value, tt_move
     return False, 0.0, tt_move
 
 
 @njit(cache=True, inline="always")
-def _sort_moves(line, tables, mask, priority, d, tt_move):
-    """Node ``d``'s legal moves (``mask``) into ``line.moves[d]``: the TT move first, then by
-    priority (history; at the root, ``root_priority``), highest first, by insertion sort."""
+def _sort_moves(line, tables, buffers, d, tt_move):
+    """Node ``d``'s legal moves (``buffers.mask``) into ``line.moves[d]``: the TT move first, then
+    by priority (history; at the root, ``root_priority``), highest first, by insertion sort.
+
+    The mask is read eight entries a word (``buffers.mask_words``), lowest legal entry first:
+    the same order as a scan of the entries, at a few instructions a legal move rather than
+    an action."""
+    i = unsigned_index(d)
+    mask, priority, moves = buffers.mask, buffers.priority, line.moves[i]
     num_actions = mask.shape[0]
     n = 0
     if tt_move >= 0 and tt_move < num_actions and mask[tt_move] != 0:
-        line.moves[d, 0] = tt_move
+        moves[0] = tt_move
         n = 1
     first_sorted = n
-    for a in range(num_actions):
-        if mask[a] != 0 and a != tt_move:
+    for w in range(buffers.mask_words.shape[0]):
+        entries = buffers.mask_words[w]  # one byte an entry, 0 or 1: the entry's lowest bit
+        while entries != 0:
+            low = entries & (~entries + np.uint64(1))
+            entries ^= low
+            a = w * 8 + (bit_count(low - np.uint64(1)) >> 3)
+            if a == tt_move:
+                continue
             key = tables.root_priority[a] if d == 0 else np.float64(tables.history[a])
             j = n
             while j > first_sorted and priority[j - 1] < key:
-                line.moves[d, j] = line.moves[d, j - 1]
+                moves[j] = moves[j - 1]
                 priority[j] = priority[j - 1]
                 j -= 1
-            line.moves[d, j] = a
+            moves[j] = a
             priority[j] = key
             n += 1
-    line.num_moves[d] = n
-    line.next_move[d] = 0
-    line.best_value[d] = NEG_INF
-    line.best_move[d] = line.moves[d, 0]
-    line.alpha_at_entry[d] = line.alpha[d]
+    line.num_moves[i] = n
+    line.next_move[i] = 0
+    line.best_value[i] = NEG_INF
+    line.best_move[i] = moves[0]
+    line.alpha_at_entry[i] = line.alpha[i]
 
 
 @njit(cache=True, inline="always")
 def _open_child(line, d, same_player):
     """Set up ply ``d + 1``'s window and depth for a search of node ``d``'s current move."""
-    line.same_player[d] = same_player
+    i = unsigned_index(d)
+    c = unsigned_index(d + 1)
+    line.same_player[i] = same_player
     if same_player:
-        line.alpha[d + 1] = line.alpha[d]
-        line.beta[d + 1] = line.beta[d]
+        line.alpha[c] = line.alpha[i]
+        line.beta[c] = line.beta[i]
     else:
-        line.alpha[d + 1] = -line.beta[d]
-        line.beta[d + 1] = -line.alpha[d]
-    line.depth[d + 1] = line.depth[d] - 1
+        line.alpha[c] = -line.beta[i]
+        line.beta[c] = -line.alpha[i]
+    line.depth[c] = line.depth[i] - 1
 
 
 @njit(cache=True, inline="always")
 def _close_node(line, tt, d):
     """Every move of node ``d`` searched: store its value (exact, or an upper bound) and return it."""
-    flag = FLAG_UPPER if line.best_value[d] <= line.alpha_at_entry[d] else FLAG_EXACT
-    _tt_store(tt, line.key[d], line.best_value[d], line.depth[d], line.best_move[d], flag)
-    return line.best_value[d]
+    i = unsigned_index(d)
+    flag = FLAG_UPPER if line.best_value[i] <= line.alpha_at_entry[i] else FLAG_EXACT
+    _tt_store(tt, line.key[i], line.best_value[i], line.depth[i], line.best_move[i], flag)
+    return line.best_value[i]
 
 
 @njit(cache=True, inline="always")
@@ -313,17 +332,18 @@ def _take_child_value(line, tables, d, value):
 
     A cut-off (alpha >= beta) credits the move in the history and stores a lower bound.
     """
-    move = line.moves[d, line.next_move[d]]
-    if value > line.best_value[d]:
-        line.best_value[d] = value
-        line.best_move[d] = move
-    if value > line.alpha[d]:
-        line.alpha[d] = value
-    if line.alpha[d] < line.beta[d]:
+    i = unsigned_index(d)
+    move = line.moves[i, unsigned_index(line.next_move[i])]
+    if value > line.best_value[i]:
+        line.best_value[i] = value
+        line.best_move[i] = move
+    if value > line.alpha[i]:
+        line.alpha[i] = value
+    if line.alpha[i] < line.beta[i]:
         return False, 0.0
-    tables.history[move] += line.depth[d] * line.depth[d]
-    _tt_store(tables.tt, line.key[d], line.best_value[d], line.depth[d], line.best_move[d], FLAG_LOWER)
-    return True, line.best_value[d]
+    tables.history[unsigned_index(move)] += line.depth[i] * line.depth[i]
+    _tt_store(tables.tt, line.key[i], line.best_value[i], line.depth[i], line.best_move[i], FLAG_LOWER)
+    return True, line.best_value[i]
 
 
 # What the loop does next (see _build_negamax).
@@ -335,7 +355,7 @@ RETURN_VALUE = 2
 # The kernel's functions are closure variables, so numba's cache=True cannot keep this loop;
 # core.compiled.cached_njit caches it on disk per kernel and heuristic (a new process loads it).
 @functools.cache
-def _build_negamax(kernel, heuristic, search_hooks):
+def _build_negamax(kernel, heuristic, search_hooks, width):
     """The search loop for one kernel and leaf evaluation, with both compiled into it.
 
     Built like ``mancala_envs.agents.mcts``'s loop (see ``mancala_envs.core.inline``): the kernel's
@@ -348,6 +368,7 @@ def _build_negamax(kernel, heuristic, search_hooks):
     its next move, or has a value to return to its parent.
     """
     k = inline_kernel(kernel)
+    params_of = params_reader(None, width)  # the params vector's entries in registers
     legal_mask, apply, current_player, scores = k.legal_mask, k.apply, k.current_player, k.scores
     returns, observe, plies = k.returns, k.observe, k.plies
     copy_position, position_key = (inlined(f) for f in search_hooks)  # Game.search_hooks
@@ -357,15 +378,16 @@ def _build_negamax(kernel, heuristic, search_hooks):
     @njit(inline="always")
     def identify(line, buffers, params, key_mode, d):
         """Node ``d``'s player to move and hash key into ``line``."""
-        position = line.states[d]
+        i = unsigned_index(d)
+        position = line.states[i]
         player = current_player(position, params)
-        line.player[d] = player
+        line.player[i] = player
         if key_mode == KEY_OBS:
             observe(position, params, 0, buffers.obs0)
             observe(position, params, 1, buffers.obs1)
-            line.key[d] = hash_observations(buffers.obs0, buffers.obs1, player)
+            line.key[i] = hash_observations(buffers.obs0, buffers.obs1, player)
         else:
-            line.key[d] = position_key(position, params)  # hash_state(position), from the words in use
+            line.key[i] = position_key(position, params)  # hash_state(position), from the words in use
 
     @njit(inline="always")
     def probe(line, tables, buffers, params, settings, d):
@@ -412,12 +434,13 @@ def _build_negamax(kernel, heuristic, search_hooks):
     def play_next_move(line, stats, buffers, params, settings, d):
         """Play node ``d``'s current move into ply ``d + 1``: (True, 0) to search the child
         there, or (False, its value) where it is a leaf (end, depth, stack or ply cap)."""
-        child = line.states[d + 1]
-        copy_position(child, line.states[d], params)  # every row holds a position or zeros
-        apply(child, params, line.moves[d, line.next_move[d]])
-        me = line.player[d]
+        i = unsigned_index(d)
+        child = line.states[unsigned_index(d + 1)]
+        copy_position(child, line.states[i], params)  # every row holds a position or zeros
+        apply(child, params, line.moves[i, unsigned_index(line.next_move[i])])
+        me = line.player[i]
         child_player = current_player(child, params)
-        plies_left = line.depth[d]
+        plies_left = line.depth[i]
         if (child_player < 0 or plies_left <= 1 or d + 1 >= settings.max_stack
                 or plies(child, params) >= settings.max_plies):
             stats[S_NODES] += 1
@@ -431,7 +454,7 @@ def _build_negamax(kernel, heuristic, search_hooks):
     def negamax(params_owned, root, settings, tables_owned, line_owned, buffers_owned):
         """Search ``root`` (its player to move >= 0): (value, mover's view; best move), or (0, -1) out of time."""
         # views without reference counts: the caller's arrays outlive this call
-        params = unowned(params_owned)
+        params = params_of(params_owned)
         tables = unowned(tables_owned)
         line = unowned(line_owned)
         buffers = unowned(buffers_owned)
@@ -453,11 +476,11 @@ def _build_negamax(kernel, heuristic, search_hooks):
                 if answered:
                     phase = RETURN_VALUE
                     continue
-                legal_mask(line.states[d], params, buffers.mask)
-                _sort_moves(line, tables, buffers.mask, buffers.priority, d, tt_move)
+                legal_mask(line.states[unsigned_index(d)], params, buffers.mask)
+                _sort_moves(line, tables, buffers, d, tt_move)
                 phase = NEXT_MOVE
             if phase == NEXT_MOVE:
-                if line.next_move[d] >= line.num_moves[d]:
+                if line.next_move[unsigned_index(d)] >= line.num_moves[unsigned_index(d)]:
                     value = _close_node(line, tables.tt, d)
                     phase = RETURN_VALUE
                     continue
@@ -470,13 +493,13 @@ def _build_negamax(kernel, heuristic, search_hooks):
                 if d == 0:
                     return value, line.best_move[0]
                 d -= 1
-                value = value if line.same_player[d] else -value
+                value = value if line.same_player[unsigned_index(d)] else -value
             cut_off, node_value = _take_child_value(line, tables, d, value)
             if cut_off:
                 value = node_value
                 phase = RETURN_VALUE
                 continue
-            line.next_move[d] += 1
+            line.next_move[unsigned_index(d)] += 1
             phase = NEXT_MOVE
 
     return negamax
@@ -504,13 +527,15 @@ def _negamax_for(game: Game, max_stack: int, evaluation: EvalNet | None = None):
     """The compiled negamax of ``game`` (see ``_build_negamax``) with the scratch arrays of
     one search, allocated once for all its calls (every call writes what it reads)."""
     heuristic = game.search_heuristic
-    loop = _build_negamax(game.kernel, heuristic if heuristic is not None else _no_heuristic, game.search_hooks)
+    params = np.ascontiguousarray(game.params, dtype=np.int64)
+    loop = _build_negamax(game.kernel, heuristic if heuristic is not None else _no_heuristic, game.search_hooks,
+                          len(params))
     line = SearchLine.allocate(max_stack, game.num_actions, game.state_size)
     buffers = SearchBuffers.allocate(game, evaluation)
 
     def negamax(root: np.ndarray, settings: SearchSettings, tables: SearchTables) -> tuple[float, int]:
         """(value, mover's view; best move) of ``root``, or (0, -1) if out of time."""
-        return loop(game.params, root, settings, tables, line, buffers)
+        return loop(params, root, settings, tables, line, buffers)
 
     return negamax
 

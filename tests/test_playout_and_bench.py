@@ -16,6 +16,7 @@ from numba import njit
 import mancala_envs
 from mancala_envs.core import playout
 from mancala_envs.core.game import Kernel, State
+from mancala_envs.core.jit_helpers import nth_set_bit, random_legal_action, random_legal_action_of_bits
 from mancala_envs.core.playout import InvariantViolation, random_playouts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -295,6 +296,69 @@ def test_unchecked_run_trusts_the_kernel(faulty):
     """Without check_invariants the same broken kernel is not inspected (the checks cost nothing)."""
     fault, _ = FAULTS["returns before the end"]
     assert random_playouts(faulty(fault), 100, seed=4).ok
+
+
+# -- the legal_bits hook (Game.legal_bits) ---------------------------------------------------
+@njit
+def _nth_set_bit(bits, n):
+    return nth_set_bit(bits, n)
+
+
+@njit
+def _draws(seed, bits_list, masks):
+    """The moves random_legal_action_of_bits and random_legal_action draw, from one seed each."""
+    out = np.zeros((bits_list.shape[0], 2), np.int64)
+    for i in range(bits_list.shape[0]):
+        s1, out[i, 0] = random_legal_action_of_bits(np.uint64(seed + i), bits_list[i])
+        s2, out[i, 1] = random_legal_action(np.uint64(seed + i), masks[i], masks[i].sum())
+    return out
+
+
+def test_nth_set_bit_matches_a_scan():
+    rng = np.random.default_rng(5)
+    words = [0, 1, 2**63, 2**64 - 1] + [int(w) for w in rng.integers(0, 2**63, 300, dtype=np.int64)]
+    words += [w & int(m) for w, m in zip(words[4:], rng.integers(0, 2**63, 300, dtype=np.int64))]
+    for word in words:
+        positions = [i for i in range(64) if word >> i & 1]
+        for n in range(min(64, len(positions) + 2)):
+            assert _nth_set_bit(np.uint64(word), n) == (positions[n] if n < len(positions) else -1), (word, n)
+
+
+def test_random_legal_action_of_bits_draws_as_the_mask():
+    rng = np.random.default_rng(6)
+    bits = rng.integers(1, 2**26, 2000, dtype=np.int64)
+    masks = ((bits[:, None] >> np.arange(26)) & 1).astype(np.int8)
+    drawn = _draws(77, bits, masks)
+    assert (drawn[:, 0] == drawn[:, 1]).all()
+
+
+@pytest.mark.parametrize("env_id", ["widdershins-v0", "widdershins-parlett-v0"])
+def test_legal_bits_hook_gives_the_same_games(env_id):
+    """The loop with the hook (the bits) and without it (legal_mask's mask) play the same games;
+    the checked loop also checks the two agree at every position."""
+    game = mancala_envs.make_game(env_id)
+    assert game.legal_bits is not None
+    without = SimpleNamespace(env_id=env_id, kernel=game.kernel, params=game.params, state_size=game.state_size,
+                              num_actions=game.num_actions, max_plies=game.max_plies)
+    with_hook = random_playouts(game, 150, seed=12, return_lengths=True)
+    assert random_playouts(game, 150, seed=12, check_invariants=True).ok
+    plain = random_playouts(without, 150, seed=12, return_lengths=True)
+    assert _counts(with_hook) == _counts(plain)
+    assert (with_hook.lengths == plain.lengths).all()
+
+
+@njit
+def _no_moves(state, params):
+    return 0
+
+
+def test_a_hook_that_disagrees_with_legal_mask_is_caught():
+    real = mancala_envs.make_game("kalah-v0")
+    wrong = SimpleNamespace(env_id="wrong-bits", kernel=real.kernel, params=real.params, state_size=real.state_size,
+                            num_actions=real.num_actions, max_plies=real.max_plies, legal_bits=_no_moves)
+    with pytest.raises(InvariantViolation) as caught:
+        random_playouts(wrong, 5, seed=1, check_invariants=True)
+    assert caught.value.violation.code == playout.V_LEGAL_BITS
 
 
 # -- smoke runs of the scripts ----------------------------------------------------------------

@@ -2,6 +2,9 @@
 
 * Each hook gives exactly what its default gives (``core.jit_helpers.copy_into`` into a
   target that held another position, ``hash_state``) on every position of random games.
+* ``hash_state`` is the four-lane FNV hash it always was (a plain Python copy of it here), and the
+  lane hash's steps (``core.jit_helpers``, "lane hash") give it: skipping ``k`` zero groups is
+  taking them.
 * Fixed-depth alpha-beta (value, best move, node count, with a small table so that entries
   collide) and fixed-simulation MCTS with a seed (the whole tree: visits, summed values,
   children) from 20 positions per id give the digests recorded on main 70ddd29, before the
@@ -22,11 +25,13 @@ import sys
 
 import numpy as np
 import pytest
+from numba import njit
 
 import mancala_envs
 from mancala_envs.agents.mcts import mcts_search
 from mancala_envs.agents.search import TranspositionTable, search
-from mancala_envs.core.jit_helpers import copy_into, hash_state
+from mancala_envs.core.jit_helpers import (FNV_OFFSET_BASIS, FNV_PRIME, copy_into, hash_state, lanes_end, lanes_skip,
+                                           lanes_start, lanes_take)
 
 POSITIONS = 20
 DEPTH = {"kalah-v0": 5, "progressive-v0": 4}  # others: 3
@@ -104,6 +109,49 @@ def test_hooks_match_whole_state(env_id):
     expected = np.zeros(game.state_size, np.int32)
     copy_into(expected, a)
     assert checked > 100 and np.array_equal(target, expected)
+
+
+def _four_lane_fnv(words) -> int:
+    """``hash_state``'s value, computed in plain Python (the definition the lanes must keep)."""
+    mask = 2**64 - 1
+    prime = int(FNV_PRIME)
+
+    def finish(h):
+        h = ((h ^ (h >> 29)) * 0x9E3779B97F4A7C15) & mask
+        return h ^ (h >> 29)
+
+    lanes = [int(FNV_OFFSET_BASIS) ^ k for k in range(4)]
+    whole = len(words) & ~3
+    for i, w in enumerate(words):
+        lane = i % 4 if i < whole else 0
+        lanes[lane] = ((lanes[lane] ^ (int(w) & 0xFFFFFFFF)) * prime) & mask
+    h = lanes[0]
+    for lane in lanes[1:]:
+        h = ((h ^ finish(lane)) * prime) & mask
+    return finish(h)
+
+
+@pytest.mark.parametrize("size", [0, 3, 4, 9, 733])
+def test_hash_state_is_the_four_lane_fnv(size):
+    rng = np.random.default_rng(size)
+    words = rng.integers(-(2**31), 2**31, size, dtype=np.int64).astype(np.int32)
+    words[size // 3 : size // 2] = 0
+    assert int(hash_state(words)) == _four_lane_fnv(words)
+
+
+@njit
+def _hash_with_a_skip(state, groups):
+    """``state``'s hash through the lanes, the ``groups`` groups after the first skipped (zeros)."""
+    lanes = lanes_skip(lanes_take(lanes_start(), state, 0, 1), groups)
+    return lanes_end(lanes_take(lanes, state, groups + 1, state.shape[0] >> 2), state)
+
+
+@pytest.mark.parametrize("zeros", [0, 1, 5, 63, 64, 255, 256, 300])
+def test_lane_skip_is_taking_zero_groups(zeros):
+    state = np.zeros(4 * (zeros + 2) + 1, np.int32)
+    state[:4] = [7, -1, 3, 2**31 - 1]
+    state[-5:] = [1, 2, 3, 4, 5]
+    assert _hash_with_a_skip(state, zeros) == hash_state(state)
 
 
 if __name__ == "__main__":

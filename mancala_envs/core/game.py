@@ -100,8 +100,8 @@ class Game(ABC):
     **Optional** (declared here with their defaults; override where the game needs it):
     ``PARAM_OPTIONS`` and ``_derived_params`` (the params vector), ``_validate_combination``,
     ``conserved_total``, ``scores_only_grow``, ``result_follows_scores``, ``search_heuristic``,
-    ``search_score_total``, ``position_key_indices``, ``info``, ``seat_names``, ``result_text``, ``record_count`` and
-    ``text_record_format``.
+    ``search_score_total``, ``position_key_indices``, ``search_hooks``, ``legal_bits``, ``info``, ``seat_names``,
+    ``result_text``, ``record_count`` and ``text_record_format``.
     """
 
     kernel: ClassVar[Kernel]
@@ -254,6 +254,15 @@ class Game(ABC):
     #: mostly zeros (a card game's empty cells, a repetition record sized for the ply cap) may
     #: read only the words in use, with the very same results.
     search_hooks: ClassVar[tuple[Callable, Callable]] = (copy_whole_state, whole_state_key)
+
+    #: Optional ``legal_bits(state, params) -> int``, a jitted function (set it as a
+    #: ``staticmethod``): the legal actions as a bit set, bit ``a`` for action ``a`` (games of at
+    #: most 64 actions). A game that has it must build ``legal_mask`` from it (``mask_from_bits``
+    #: in ``core.jit_helpers``), so legality keeps one definition; the random playouts
+    #: (``core.playout``) then draw their moves from the bits and write no mask. None: the
+    #: playouts read ``legal_mask``'s mask (``random_playouts(check_invariants=True)`` checks
+    #: that the two agree).
+    legal_bits: ClassVar[Callable | None] = None
 
     #: True when no rule reads the scores (moves only add to them) and ``position_key_indices``
     #: leaves them out: the exact solver's table then holds values relative to the mover's

@@ -3,7 +3,8 @@
 * ``splitmix64(s)``, ``random_below(s, count)`` and ``random_legal_action(s, mask, count)``
   (``random_legal_action_of_first(s, mask, count, width)``: the same over a mask's first entries;
   ``random_legal_action_of_words(s, words, count)``: the same draw read eight entries at a time,
-  over the buffers of ``mask_with_words(num_actions)``):
+  over the buffers of ``mask_with_words(num_actions)``; ``random_legal_action_of_bits(s, bits)``:
+  the same draw from a bit set of legal actions, ``nth_set_bit(bits, k)`` its pick):
   the generator of the random playouts (``core.playout``), the batched engine's
   ``sample_actions`` (``vector``) and the Monte Carlo tree search (``mancala_envs.agents.mcts``). Its
   whole state is one ``uint64`` that the caller threads through (``s, bits =
@@ -35,7 +36,7 @@ from numba import config, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["FNV_OFFSET_BASIS", "FNV_PRIME", "bit_count", "copy_into", "hash_observations", "hash_state", "mask_from_bits", "move_within", "now", "past_deadline", "random_below", "random_legal_action", "random_legal_action_of_first", "random_legal_action_of_words", "splitmix64", "store_low_bytes"]
+__all__ = ["FNV_OFFSET_BASIS", "FNV_PRIME", "bit_count", "copy_into", "hash_observations", "hash_state", "mask_from_bits", "move_within", "now", "past_deadline", "random_below", "random_legal_action", "random_legal_action_of_bits", "random_legal_action_of_first", "random_legal_action_of_words", "nth_set_bit", "splitmix64", "store_low_bytes"]
 
 _GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _SPLITMIX_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -205,6 +206,51 @@ def bit_count(bits):
     return np.int64((x * _BYTES_ONE) >> _U56)
 
 
+def _select_in_byte_table():
+    """Entry ``v * 8 + j``: the position of set bit number ``j`` of the byte ``v`` (0 if none)."""
+    table = np.zeros(256 * 8, np.uint8)
+    for v in range(256):
+        for j, position in enumerate(p for p in range(8) if v >> p & 1):
+            table[v * 8 + j] = position
+    return table
+
+
+_SELECT_IN_BYTE = _select_in_byte_table()
+_U8 = np.uint64(8)
+_BYTE = np.uint64(0xFF)
+
+
+@njit(cache=True, inline="always")
+def nth_set_bit(bits, n):
+    """The position of set bit number ``n`` of ``bits`` (an integer >= 0; from 0, lowest bit
+    first), or -1 if ``bits`` has ``n`` or fewer set bits (``0 <= n < 64``).
+
+    Branch-free and without selects (which bit is wanted is random in a playout, and LLVM turns
+    a chain of selects into branches): ``random_legal_action_of_words``' byte arithmetic finds
+    the byte that holds the bit, a table (2 KB) the bit within that byte."""
+    x = np.uint64(bits)
+    k = np.uint64(n)
+    counts = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))  # each byte: its set bits
+    counts = (counts & np.uint64(0x3333333333333333)) + ((counts >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    counts = (counts + (counts >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    running = counts * _BYTES_ONE  # byte i: the set bits of bytes 0 .. i (at most 64: no carries)
+    at_most = ((k * _BYTES_ONE) | _BYTES_TOP) - running  # top bit of byte i: running_i <= k
+    byte = ((((at_most & _BYTES_TOP) >> _U7) * _BYTES_ONE) >> _U56) & _U7  # bytes wholly before the bit
+    shift = byte * _U8
+    before = ((running << _U8) >> shift) & _BYTE  # the set bits below that byte
+    within = _SELECT_IN_BYTE[((x >> shift) & _BYTE) * _U8 + ((k - before) & _U7)]
+    return np.int64(shift + within) if k < (running >> _U56) else -1
+
+
+@njit(cache=True, inline="always")
+def random_legal_action_of_bits(s, bits):
+    """``random_legal_action`` (the same draw, the same action) over the legal actions given as
+    a bit set (bit ``a``: action ``a``, for up to 64 actions), as a kernel's ``legal_bits`` hook
+    returns them (``Game.legal_bits``): no mask is written or read."""
+    s, k = random_below(s, bit_count(bits))
+    return s, nth_set_bit(bits, k)
+
+
 _BIT_OF_BYTE = np.uint64(0x8040201008040201)  # bit i of byte i
 _BYTES_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 
@@ -249,26 +295,10 @@ def hash_state(state):
     Four FNV lanes take every fourth word each and are folded together at the end: one
     chain's multiplies wait for each other, four independent chains overlap, which makes
     the hash of a long state (the card games' repetition record) about four times faster.
+    The lanes are the "lane hash" section's (the end of this file), which a game's
+    ``search_hooks`` key also uses to hash only the words in use, to the same value.
     """
-    n = state.shape[0]
-    h0 = FNV_OFFSET_BASIS
-    h1 = h0 ^ np.uint64(1)
-    h2 = h0 ^ np.uint64(2)
-    h3 = h0 ^ np.uint64(3)
-    i = 0
-    while i + 4 <= n:
-        h0 = (h0 ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
-        h1 = (h1 ^ np.uint64(np.uint32(state[i + 1]))) * FNV_PRIME
-        h2 = (h2 ^ np.uint64(np.uint32(state[i + 2]))) * FNV_PRIME
-        h3 = (h3 ^ np.uint64(np.uint32(state[i + 3]))) * FNV_PRIME
-        i += 4
-    while i < n:
-        h0 = (h0 ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
-        i += 1
-    h = (h0 ^ _finish_hash(h1)) * FNV_PRIME
-    h = (h ^ _finish_hash(h2)) * FNV_PRIME
-    h = (h ^ _finish_hash(h3)) * FNV_PRIME
-    return _finish_hash(h)
+    return lanes_end(lanes_take(lanes_start(), state, 0, state.shape[0] >> 2), state)
 
 
 @njit(cache=True)
@@ -302,3 +332,67 @@ def past_deadline(deadline, count, every):
     a power of two: reading it costs as much as hundreds of moves.
     """
     return deadline > 0.0 and (count & (every - 1)) == 0 and now() > deadline
+
+
+# -- lane hash (cards9s) ------------------------------------------------------------------------
+# ``hash_state``'s four FNV lanes as a value, ``lanes = (h0, h1, h2, h3)``, that a caller threads
+# through: ``lanes_start()``, then ``lanes_take`` over groups of four words (group ``g``: words
+# ``4g .. 4g+3``, one to each lane) and ``lanes_skip`` over groups known to be zero, in order,
+# up to the state's last whole group; ``lanes_end`` adds the last ``len % 4`` words and folds the
+# lanes into the hash. Taking every group gives ``hash_state``; a game whose state is mostly
+# zeros (``Game.search_hooks``' key) takes the groups in use and skips the rest, to the same
+# value: a zero word turns its lane ``h`` into ``h * FNV_PRIME``, so ``k`` zero groups multiply
+# every lane by ``FNV_PRIME ** k`` (one multiply a lane, from a table).
+_LANE_POWERS = np.array([pow(int(FNV_PRIME), k, 2**64) for k in range(256)], np.uint64)
+
+
+@njit(cache=True, inline="always")
+def lanes_start():
+    """The four lanes before any word."""
+    return (FNV_OFFSET_BASIS, FNV_OFFSET_BASIS ^ np.uint64(1), FNV_OFFSET_BASIS ^ np.uint64(2),
+            FNV_OFFSET_BASIS ^ np.uint64(3))
+
+
+@njit(cache=True, inline="always")
+def lanes_take(lanes, state, first, stop):
+    """``lanes`` having taken the words of groups ``first .. stop - 1`` (``first`` >= 0)."""
+    h0, h1, h2, h3 = lanes
+    for g in range(first, stop):
+        i = np.uint64(4 * g)  # unsigned: no negative-index wraparound (4 instructions a load)
+        h0 = (h0 ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
+        h1 = (h1 ^ np.uint64(np.uint32(state[i + np.uint64(1)]))) * FNV_PRIME
+        h2 = (h2 ^ np.uint64(np.uint32(state[i + np.uint64(2)]))) * FNV_PRIME
+        h3 = (h3 ^ np.uint64(np.uint32(state[i + np.uint64(3)]))) * FNV_PRIME
+    return (h0, h1, h2, h3)
+
+
+@njit(cache=True, inline="always")
+def lanes_skip(lanes, groups):
+    """``lanes`` having taken ``groups`` (>= 0) groups of zero words."""
+    if groups < _LANE_POWERS.shape[0]:
+        p = _LANE_POWERS[np.uint64(groups)]
+    else:
+        p = np.uint64(1)
+        base = FNV_PRIME
+        k = groups
+        while k > 0:
+            if k & 1:
+                p *= base
+            base *= base
+            k >>= 1
+    h0, h1, h2, h3 = lanes
+    return (h0 * p, h1 * p, h2 * p, h3 * p)
+
+
+@njit(cache=True, inline="always")
+def lanes_end(lanes, state):
+    """The hash, from ``lanes`` that have taken (or skipped) every whole group of ``state``:
+    the last ``len % 4`` words go to lane 0, then the lanes are folded and finished."""
+    h0, h1, h2, h3 = lanes
+    n = state.shape[0]
+    for i in range(n & ~3, n):
+        h0 = (h0 ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
+    h = (h0 ^ _finish_hash(h1)) * FNV_PRIME
+    h = (h ^ _finish_hash(h2)) * FNV_PRIME
+    h = (h ^ _finish_hash(h3)) * FNV_PRIME
+    return _finish_hash(h)

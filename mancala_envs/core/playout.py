@@ -23,7 +23,9 @@ Randomness
 * Move choice: a splitmix64 generator inlined in the loop, seeded with ``seed``; the ``k``-th
   legal move (in action order) is played with ``k`` uniform over the legal count
   (``core.jit_helpers.random_legal_action_of_words``, which reads the mask eight entries at a
-  time).
+  time). A game with a ``legal_bits`` hook (``Game.legal_bits``: the legal moves as a bit set)
+  has the same move drawn from the bits (``random_legal_action_of_bits``), and no mask is
+  written.
 * The kernel's ``init(state, params, rng)`` gets one ``numpy.random.Generator`` made from
   ``seed`` in Python (numba cannot create a Generator), shared by all games of the call.
 
@@ -51,8 +53,9 @@ contract alone:
 * the chosen move is in range and legal;
 * ``returns`` are all 0 before the end (truncation included); at the end each is -1, 0
   or +1 and they sum to 0;
-* the read-only functions (``legal_mask``, ``current_player``, ``plies``, ``returns``) leave
-  the state unchanged.
+* the read-only functions (``legal_mask``, ``current_player``, ``plies``, ``returns``, and
+  ``legal_bits`` where the game has it) leave the state unchanged;
+* a game's ``legal_bits`` hook, if it has one, gives the moves of ``legal_mask``'s mask.
 
 The loop stops at the first violation (a broken kernel may otherwise write out of bounds)
 and reports it as a ``Violation`` (which check, game index, ply, action). By default
@@ -75,10 +78,10 @@ from numba.core.errors import TypingError
 
 from .game import NO_PLY_CAP
 from .compiled import cached_njit
-from .inline import inline_kernel, params_reader, unowned
-from .jit_helpers import copy_into, mask_with_words, random_legal_action_of_words
+from .inline import inline_kernel, inlined, params_reader, unowned
+from .jit_helpers import copy_into, mask_with_words, random_legal_action_of_bits, random_legal_action_of_words
 
-__all__ = ["InvariantViolation", "PlayoutTotals", "Violation", "random_playouts", "VIOLATION_MESSAGES"]
+__all__ = ["InvariantViolation", "PlayoutTotals", "Violation", "random_move_drawer", "random_playouts", "VIOLATION_MESSAGES"]
 
 # -- violation codes ------------------------------------------------------------------------
 V_NONE = 0
@@ -94,6 +97,7 @@ V_RETURNS_BEFORE_END = 9
 V_RETURNS_RANGE = 10
 V_RETURNS_SUM = 11
 V_READ_ONLY = 12
+V_LEGAL_BITS = 13
 
 VIOLATION_MESSAGES = {
     V_INIT_PLIES: "plies() is not 0 at the start position (detail: the value)",
@@ -107,7 +111,8 @@ VIOLATION_MESSAGES = {
     V_RETURNS_BEFORE_END: "returns() is not 0 for both players before the end",
     V_RETURNS_RANGE: "a final return is not -1, 0 or +1",
     V_RETURNS_SUM: "the final returns do not sum to 0",
-    V_READ_ONLY: "a read-only kernel function (legal_mask, current_player, plies, returns) changed the state",
+    V_READ_ONLY: "a read-only kernel function (legal_mask, current_player, plies, returns, legal_bits) changed the state",
+    V_LEGAL_BITS: "the game's legal_bits() differs from legal_mask()'s mask (detail: the bits)",
 }
 
 # totals vector layout
@@ -200,8 +205,28 @@ def _count_length(counts, game, length):
         totals[T_SHORTEST] = length
 
 
+def random_move_drawer(legal_mask, legal_bits):
+    """For a loop built per kernel: an inlined ``draw(s, state, params, mask, mask_words) -> (s,
+    action)``, a uniformly random legal move (the draw of ``core.jit_helpers.random_legal_action``,
+    ``s`` the generator state). ``legal_mask``: the kernel's (inlined); ``legal_bits``: the game's
+    hook (``Game.legal_bits``) or None. With the hook the move is drawn from the bits and the mask
+    is not written; without, ``legal_mask`` fills ``mask`` and the draw reads it through
+    ``mask_words`` (``core.jit_helpers.mask_with_words``). The same move either way."""
+    if legal_bits is None:
+        @njit(inline="always")
+        def draw(s, state, params, mask, mask_words):
+            return random_legal_action_of_words(s, mask_words, legal_mask(state, params, mask))
+    else:
+        bits_of = inlined(legal_bits)
+
+        @njit(inline="always")
+        def draw(s, state, params, mask, mask_words):
+            return random_legal_action_of_bits(s, bits_of(state, params))
+    return draw
+
+
 @functools.cache
-def _build_playout(kernel, check: bool, fixed_params: tuple[int, ...] | None, width: int | None):
+def _build_playout(kernel, legal_bits, check: bool, fixed_params: tuple[int, ...] | None, width: int | None):
     """The playout loop of one kernel, with the kernel's functions compiled into it.
 
     Built like the search loops (``core.inline``): the kernel's functions are closure
@@ -210,9 +235,37 @@ def _build_playout(kernel, check: bool, fixed_params: tuple[int, ...] | None, wi
     compiled in (the unchecked loop carries no check at all). ``fixed_params``: the params
     vector as compile-time constants (``specialise=True``), or None to read the caller's array:
     its ``width`` entries into registers once per call (``core.inline.params_reader``), or the
-    array itself with ``width=None``.
+    array itself with ``width=None``. ``legal_bits``: the game's hook (``Game.legal_bits``) or None.
     """
     init, legal_mask, apply, current_player, _scores, returns, _observe, plies = inline_kernel(kernel)
+
+    draw = random_move_drawer(legal_mask, legal_bits)
+    read_checked_mask = check and legal_bits is None
+
+    @njit(inline="always")
+    def draw_move(s, params, buffers, count):
+        """(generator state, a uniformly random legal move). The checked loop's checks have filled
+        the mask already (``count`` legal moves): without a hook it is read, not filled again."""
+        if read_checked_mask:
+            return random_legal_action_of_words(s, buffers.mask_words, count)
+        return draw(s, buffers.state, params, buffers.mask, buffers.mask_words)
+
+    if legal_bits is None:
+        @njit(inline="always")
+        def bits_differ(params, buffers):
+            return False, 0
+    else:
+        bits_of = inlined(legal_bits)
+
+        @njit(inline="always")
+        def bits_differ(params, buffers):
+            """(True if the hook's bits are not the moves of the mask legal_mask filled, the bits)."""
+            bits = np.int64(bits_of(buffers.state, params))
+            mask = buffers.mask
+            differ = mask.shape[0] < 63 and (bits >> mask.shape[0]) != 0
+            for a in range(mask.shape[0]):
+                differ = differ or ((bits >> a) & 1) != mask[a]
+            return differ, bits
 
     @njit(inline="always")
     def check_mask(params, state, mask, player):
@@ -255,6 +308,10 @@ def _build_playout(kernel, check: bool, fixed_params: tuple[int, ...] | None, wi
         code, detail, count = check_mask(params, buffers.state, buffers.mask, player)
         if code == V_NONE:
             code = check_returns(params, buffers.state, buffers.returns, player)
+        if code == V_NONE:
+            differ, bits = bits_differ(params, buffers)
+            if differ:
+                code, detail = V_LEGAL_BITS, bits
         if code == V_NONE and _state_changed(buffers.state, buffers.snapshot):
             code = V_READ_ONLY
         return code, detail, count
@@ -302,9 +359,7 @@ def _build_playout(kernel, check: bool, fixed_params: tuple[int, ...] | None, wi
             if ply_now >= run.max_plies:
                 counts.totals[T_TRUNCATED] += 1
                 break
-            if not check:
-                count = legal_mask(state, params, mask)
-            s, action = random_legal_action_of_words(s, buffers.mask_words, count)  # the mask, 8 entries a word
+            s, action = draw_move(s, params, buffers, count)
             if check and (action < 0 or action >= mask.shape[0] or mask[action] != 1):
                 _report(counts.violation, V_ILLEGAL_CHOICE, game, length, action, UNSET)
                 return s, length
@@ -457,15 +512,16 @@ def random_playouts(
     buffers = PlayoutBuffers.allocate(int(game.state_size), int(game.num_actions))
     start = time.perf_counter()
     fixed = tuple(int(v) for v in params) if specialise and not check_invariants else None
+    hook = getattr(game, "legal_bits", None)
     # the checked loop hands the kernel the params array, as the env does; the unchecked one
     # reads it into registers, unless the kernel needs an array (slices it, asks its shape)
     width = None if check_invariants else len(params)
     try:
-        _build_playout(kernel, bool(check_invariants), fixed, width)(params, rng, run, buffers, counts)
+        _build_playout(kernel, hook, bool(check_invariants), fixed, width)(params, rng, run, buffers, counts)
     except TypingError:
         if width is None or fixed is not None:
             raise
-        _build_playout(kernel, False, None, None)(params, rng, run, buffers, counts)
+        _build_playout(kernel, hook, False, None, None)(params, rng, run, buffers, counts)
     seconds = time.perf_counter() - start
     totals, violation = counts.totals, counts.violation
     found = None

@@ -169,7 +169,7 @@ import numpy as np
 from numba import njit
 
 from ..core.deal import shuffle_deck
-from ..core.jit_helpers import FNV_OFFSET_BASIS, FNV_PRIME, _finish_hash, bit_count, mask_from_bits
+from ..core.jit_helpers import bit_count, mask_from_bits
 from ..core.errors import InvalidStateError, NotationError
 from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, state_indices_except, view_cell
 from ..core.outcome import set_returns
@@ -417,7 +417,7 @@ def _land(state, pos, cell, my_colour, hashed):
     state[_u(O_H + pos)] = h + 1
     if c == tc:
         _toggle(state, base + h, cell, hashed)
-        _set_top(state, pos, cell, 2)  # a card of the same colour on top: only the lone Ace bit can change
+        _set_top(state, pos, cell, h + 1)  # on a card of its own colour: never a lone Ace
         return c == my_colour  # own card on own stack: lift and sow on; else the move ends
     dropped_rank = _rank(cell)
     top_rank = _rank(top)
@@ -439,11 +439,10 @@ def _land(state, pos, cell, my_colour, hashed):
         k = 0
         for j in range(h + 1):
             x = state[_u(base + j)]
+            state[_u(base + j)] = 0  # emptied as read (k <= j): no second loop (LLVM made it a memset call)
             state[_u(base + k)] = x
             k += 1 if _colour(x) != tc else 0
         state[O_HEAD + H_CAPTURED + tc] += h + 1 - k
-        for j in range(k, h + 1):
-            state[_u(base + j)] = 0
         state[_u(O_H + pos)] = k
         if hashed:
             state[O_HEAD + H_HASH] ^= stack_hash(state, pos, CAP, k)  # in: what is left
@@ -462,11 +461,11 @@ def single_card_target(pos, rank, clockwise):
     counterclockwise), a J, Q or K straight across the board, any other card ``rank``
     positions counterclockwise. The one definition of that rule (the move features read it
     too)."""
-    if rank == 1:
-        return _ring(pos + N_POS - 1 if clockwise else pos + 1)
-    if rank >= 11:
-        return N_POS - 1 - pos
-    return _ring(pos + rank)
+    # selects, not branches: the rank of the card moved is random
+    ace = _ring(pos + N_POS - 1 if clockwise else pos + 1)
+    across = N_POS - 1 - pos
+    counted = _ring(pos + rank)
+    return ace if rank == 1 else (across if rank >= 11 else counted)
 
 
 @njit(cache=True, inline="always")  # compiled into _play, its one caller: a call costs about 40 instructions
@@ -566,7 +565,10 @@ def _settle(state, params):
         state[head + H_END] = END_SINGLES
 
 
-@njit(cache=True)
+# Compiled without numba's reference counting (``_nrt=False``: it allocates nothing). With it,
+# every inlined helper that takes the state counts a reference to it, and the counts that cross
+# the landing's branches stay: about 8 calls of NRT_incref / NRT_decref a move.
+@njit(cache=True, _nrt=False)
 def _play(state, params, action):
     """One ply without the record. Returns True if it captured a card."""
     head = O_HEAD
@@ -642,8 +644,11 @@ def _owned_stacks(state, mover, colour):
     return owned, aces
 
 
-@njit(cache=True)
-def legal_mask(state, params, mask):
+@njit(cache=True, inline="always")
+def legal_bits(state, params):
+    """The legal actions as a bit set (bit ``a``: action ``a``): the one definition of which
+    moves are legal. ``legal_mask`` writes it out; the random playouts draw from it directly
+    (``Game.legal_bits``)."""
     head = O_HEAD
     done = state[head + H_DONE] != 0
     first = state[head + H_FIRST] != 0
@@ -662,9 +667,13 @@ def legal_mask(state, params, mask):
         mine = _cards_in_play(state, colour)
         theirs = _cards_in_play(state, 1 - colour)
         resign = mine + theirs < 13 and mine < theirs
-    legal = (rows | (aces << A_ACE_CW) | (np.int64(passes) << A_PASS) | (np.int64(resign) << A_RESIGN)
-             | np.int64(forced))
-    return mask_from_bits(mask, legal, NUM_ACTIONS)
+    return (rows | (aces << A_ACE_CW) | (np.int64(passes) << A_PASS) | (np.int64(resign) << A_RESIGN)
+            | np.int64(forced))
+
+
+@njit(cache=True)
+def legal_mask(state, params, mask):
+    return mask_from_bits(mask, legal_bits(state, params), NUM_ACTIONS)
 
 
 @njit(cache=True)
@@ -767,6 +776,7 @@ class WiddershinsGame(Game):
     """Widdershins: David Parlett's 52-card mancala (Gering's or Parlett's ending)."""
 
     kernel = KERNEL
+    legal_bits = staticmethod(legal_bits)  # what legal_mask writes out, for the random playouts
     family = "widdershins"
     OPTIONS = (
         Option(
@@ -1122,12 +1132,17 @@ VARIANTS = (
 
 
 # -- search hooks (cards8s) -----------------------------------------------------------------
+from ..core.inline import copy_words  # noqa: E402  (this section's own imports)
+from ..core.jit_helpers import lanes_end, lanes_skip, lanes_start, lanes_take  # noqa: E402
+
 # The search agents copy a position and key their transposition table at every node
 # (``Game.search_hooks``). Most of a Widdershins state is zeros:
 # each stack's cells above its height, the snapshot's cells past its cards, the repetition
 # record's entries past its count (about 200 of ``widdershins-v0``'s 1,231 words are in use
 # mid-game, about 120 of Parlett's 730). The hooks below read and write only the words in use,
-# with the results of copying and hashing every word.
+# with the results of copying and hashing every word. Parlett's ending keeps no snapshot and no
+# record (only Gering's repetition rule writes them), so there they are zeros in every position
+# and both hooks pass them by.
 #
 # The regions must lie in this order for the key's sweep (the test compares both hooks with
 # the whole-state versions on many positions of both endings).
@@ -1136,7 +1151,9 @@ assert O_SNAP + SNAP_SIZE <= O_REP
 
 _SNAP_CARDS = O_SNAP + N_POS  # the snapshot's cards, packed stack after stack
 _SNAP_FIELDS = O_SNAP + snapshot_field(N_POS, CAP, 0)
-_FNV_POWERS = np.array([pow(int(FNV_PRIME), k, 2**64) for k in range(64)], np.uint64)
+# The key's lanes take groups of four words (core.jit_helpers, "lane hash"): every stack starts a group.
+assert CAP % 4 == 0 and O_H == N_POS * CAP
+_STACK_GROUPS = CAP // 4
 
 
 @njit(cache=True, inline="always")
@@ -1155,65 +1172,41 @@ def _record_words(state, params):
 
 
 @njit(cache=True, inline="always")
-def _fnv_power(k):
-    """``FNV_PRIME ** k`` modulo 2**64: ``k`` zero words hashed into one FNV lane."""
-    if k < _FNV_POWERS.shape[0]:
-        return _FNV_POWERS[k]
-    p = np.uint64(1)
-    base = FNV_PRIME
-    while k > 0:
-        if k & 1:
-            p *= base
-        base *= base
-        k >>= 1
-    return p
-
-
-@njit(cache=True, inline="always")
 def _lanes_through(state, lanes, done, start, end):
-    """``hash_state``'s four FNV lanes (``lanes``), which have taken the state's words up to
-    word ``4 * done``, moved on through words ``start .. end - 1``, given that the words between
-    are zero: a zero word multiplies its lane by ``FNV_PRIME``, so a run of zero groups of four
-    multiplies every lane by a power of it. Only whole groups (the last ``len % 4`` words are
-    ``hash_state``'s tail). Returns (lanes, groups done)."""
-    h0, h1, h2, h3 = lanes
+    """The key's lanes, which have taken the groups before ``done``, moved on through the
+    groups that hold words ``start .. end - 1``, skipping the zero groups between (only whole
+    groups: the last ``len % 4`` words are ``lanes_end``'s). Returns (lanes, groups done)."""
     first = start >> 2
     stop = min((end + 3) >> 2, state.shape[0] >> 2)
     if first > done:
-        p = _fnv_power(first - done)
-        h0, h1, h2, h3 = h0 * p, h1 * p, h2 * p, h3 * p
+        lanes = lanes_skip(lanes, first - done)
         done = first
-    for g in range(done, stop):
-        i = _u(4 * g)
-        h0 = (h0 ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
-        h1 = (h1 ^ np.uint64(np.uint32(state[i + 1]))) * FNV_PRIME
-        h2 = (h2 ^ np.uint64(np.uint32(state[i + 2]))) * FNV_PRIME
-        h3 = (h3 ^ np.uint64(np.uint32(state[i + 3]))) * FNV_PRIME
-    return (h0, h1, h2, h3), max(done, stop)
+    return lanes_take(lanes, state, done, stop), max(done, stop)
 
 
 @njit(cache=True)
 def position_key(state, params):
     """``search_hooks``' key: ``hash_state(state)`` from the words in use only."""
-    lanes = (FNV_OFFSET_BASIS, FNV_OFFSET_BASIS ^ np.uint64(1), FNV_OFFSET_BASIS ^ np.uint64(2),
-             FNV_OFFSET_BASIS ^ np.uint64(3))
-    done = 0
-    for pos in range(N_POS):
-        lanes, done = _lanes_through(state, lanes, done, pos * CAP, pos * CAP + state[_u(O_H + pos)])
+    lanes = lanes_start()
+    for pos in range(N_POS):  # each stack: the groups up to its height, then zeros
+        first = pos * _STACK_GROUPS
+        used = (state[_u(O_H + pos)] + 3) >> 2
+        lanes = lanes_skip(lanes_take(lanes, state, first, first + used), _STACK_GROUPS - used)
+    done = O_H >> 2
     lanes, done = _lanes_through(state, lanes, done, O_H, O_HEAD + HEADER_SIZE)
-    lanes, done = _lanes_through(state, lanes, done, O_SNAP, _SNAP_CARDS + _snapshot_cards(state))
-    lanes, done = _lanes_through(state, lanes, done, _SNAP_FIELDS, _SNAP_FIELDS + len(POSITION_FIELDS))
-    rep = params[P_O_REP]
-    lanes, done = _lanes_through(state, lanes, done, rep, rep + _record_words(state, params))
-    n = state.shape[0]
-    lanes, done = _lanes_through(state, lanes, done, n & ~3, n & ~3)  # the zeros up to the tail
-    h0, h1, h2, h3 = lanes
-    for i in range(n & ~3, n):  # hash_state's tail, in lane 0
-        h0 = (h0 ^ np.uint64(np.uint32(state[i]))) * FNV_PRIME
-    h = (h0 ^ _finish_hash(h1)) * FNV_PRIME
-    h = (h ^ _finish_hash(h2)) * FNV_PRIME
-    h = (h ^ _finish_hash(h3)) * FNV_PRIME
-    return _finish_hash(h)
+    if params[P_ENDING] == ENDING_GERING:  # (Parlett's ending: zeros from here to the tail, see above)
+        lanes, done = _lanes_through(state, lanes, done, O_SNAP, _SNAP_CARDS + _snapshot_cards(state))
+        lanes, done = _lanes_through(state, lanes, done, _SNAP_FIELDS, _SNAP_FIELDS + len(POSITION_FIELDS))
+        rep = params[P_O_REP]
+        lanes, done = _lanes_through(state, lanes, done, rep, rep + _record_words(state, params))
+    return lanes_end(lanes_skip(lanes, (state.shape[0] >> 2) - done), state)
+
+
+_STACK_BLOCK = 16  # a stack's first cells, copied as one block whatever its height (most hold fewer)
+_CHUNK = 8  # words a block copy of a taller stack's further cells moves at once
+_FIXED_WORDS = _SNAP_CARDS - O_H  # the heights, the header and the snapshot's heights: always copied
+# The copies of a stack's cells may run past them (the last stack's into the heights, never further).
+assert (N_POS - 1) * CAP + _STACK_BLOCK + -(-(CAP - _STACK_BLOCK) // _CHUNK) * _CHUNK <= O_SNAP
 
 
 @njit(cache=True, inline="always")
@@ -1227,16 +1220,28 @@ def copy_position(target, source, params):
     """``search_hooks``' copy: ``target[:] = source`` for a ``target`` that holds a position
     of this game (or zeros), writing only the words in use in either: each stack's cells up to
     the taller of its two heights (the target's cells above the new height become zero), the
-    snapshot's cards up to the larger count, the record's entries likewise."""
-    snapshot_cards = max(_snapshot_cards(source), _snapshot_cards(target))  # read before the copy
-    record_words = max(_record_words(source, params), _record_words(target, params))
+    snapshot's cards up to the larger count, the record's entries likewise. A stack's first
+    ``_STACK_BLOCK`` cells go as one block (a few vector moves, no loop), the cells of a taller
+    stack above them in chunks of ``_CHUNK``; a block or chunk may run into the next stack's
+    cells (the last stack's into the heights), which are copied from the source as well."""
+    gering = params[P_ENDING] == ENDING_GERING  # Parlett's ending: no snapshot, no record (zeros)
+    snapshot_cards = 0
+    record_words = 0
+    if gering:  # read before the copy
+        snapshot_cards = max(_snapshot_cards(source), _snapshot_cards(target))
+        record_words = max(_record_words(source, params), _record_words(target, params))
     for pos in range(N_POS):
         base = pos * CAP
-        _copy_span(target, source, base, base + max(source[_u(O_H + pos)], target[_u(O_H + pos)]))
-    _copy_span(target, source, O_H, _SNAP_CARDS + snapshot_cards)
-    _copy_span(target, source, _SNAP_FIELDS, _SNAP_FIELDS + len(POSITION_FIELDS))
-    rep = params[P_O_REP]
-    _copy_span(target, source, rep, rep + record_words)
+        copy_words(target, source, _u(base), _STACK_BLOCK)
+        height = max(source[_u(O_H + pos)], target[_u(O_H + pos)])
+        for i in range(base + _STACK_BLOCK, base + height, _CHUNK):
+            copy_words(target, source, _u(i), _CHUNK)
+    copy_words(target, source, O_H, _FIXED_WORDS)
+    if gering:
+        _copy_span(target, source, _SNAP_CARDS, _SNAP_CARDS + snapshot_cards)
+        _copy_span(target, source, _SNAP_FIELDS, _SNAP_FIELDS + len(POSITION_FIELDS))
+        rep = params[P_O_REP]
+        _copy_span(target, source, rep, rep + record_words)
 
 
 WiddershinsGame.search_hooks = (copy_position, position_key)
