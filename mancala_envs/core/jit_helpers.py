@@ -188,8 +188,7 @@ def random_legal_action_of_words(s, words, count):
         running = words[w] * _BYTES_ONE
         in_word = np.int64(running >> _U56)
         rank = k - seen  # the wanted entry's rank within this word, if it is in it
-        at_most = ((np.uint64(rank) * _BYTES_ONE) | _BYTES_TOP) - running  # top bit: running <= rank
-        before = np.int64((((at_most & _BYTES_TOP) >> _U7) * _BYTES_ONE) >> _U56)
+        before = np.int64(_bytes_running_at_most(running, rank))
         action = w * 8 + before if (rank >= 0) & (rank < in_word) else action
         seen += in_word
     return s, action
@@ -199,11 +198,24 @@ def random_legal_action_of_words(s, words, count):
 def bit_count(bits):
     """How many bits of ``bits`` (an integer >= 0) are 1. The textbook SWAR count, which LLVM
     compiles to one ``popcnt`` where the CPU has it; branch-free either way."""
+    return np.int64((_byte_counts(bits) * _BYTES_ONE) >> _U56)
+
+
+@njit(cache=True, inline="always")
+def _byte_counts(bits):
+    """Byte ``i`` of the result: how many bits of byte ``i`` of ``bits`` are 1 (SWAR)."""
     x = np.uint64(bits)
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))  # each pair of bits: its count
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)  # each byte: its count
-    return np.int64((x * _BYTES_ONE) >> _U56)
+    return (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)  # each byte: its count
+
+
+@njit(cache=True, inline="always")
+def _bytes_running_at_most(running, rank):
+    """How many bytes of ``running`` (byte ``i``: a running count, rising, each at most 64) are
+    at most ``rank`` (meaningful for 0 <= rank < 128): one subtraction byte by byte (no borrows) and a multiply."""
+    at_most = ((np.uint64(rank) * _BYTES_ONE) | _BYTES_TOP) - running  # top bit of byte i: running_i <= rank
+    return (((at_most & _BYTES_TOP) >> _U7) * _BYTES_ONE) >> _U56
 
 
 def _select_in_byte_table():
@@ -230,12 +242,8 @@ def nth_set_bit(bits, n):
     the byte that holds the bit, a table (2 KB) the bit within that byte."""
     x = np.uint64(bits)
     k = np.uint64(n)
-    counts = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))  # each byte: its set bits
-    counts = (counts & np.uint64(0x3333333333333333)) + ((counts >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    counts = (counts + (counts >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    running = counts * _BYTES_ONE  # byte i: the set bits of bytes 0 .. i (at most 64: no carries)
-    at_most = ((k * _BYTES_ONE) | _BYTES_TOP) - running  # top bit of byte i: running_i <= k
-    byte = ((((at_most & _BYTES_TOP) >> _U7) * _BYTES_ONE) >> _U56) & _U7  # bytes wholly before the bit
+    running = _byte_counts(x) * _BYTES_ONE  # byte i: the set bits of bytes 0 .. i (at most 64: no carries)
+    byte = _bytes_running_at_most(running, k) & _U7  # bytes wholly before the bit
     shift = byte * _U8
     before = ((running << _U8) >> shift) & _BYTE  # the set bits below that byte
     within = _SELECT_IN_BYTE[((x >> shift) & _BYTE) * _U8 + ((k - before) & _U7)]
