@@ -37,7 +37,7 @@ from tables filled as the root's visits grow (the same values as computed each t
 simulations run at about 500 k simulations/s on one core (``benchmarks/run.py``, figure (i)).
 
 Learned evaluation (``mcts_search(..., evaluation=...)``, ``mcts:sims=800,eval=RUN_DIR``):
-step 3 values the new node by the evaluation's value head (``mancala_envs.agents.learned_eval``,
+step 3 values the new node by the evaluation's value head (``mancala_envs.agents.learned.learned_eval``,
 the node's mover's observation, plus the score blend where the file has one, clipped to
 [-1, 1]) instead of a rollout. If the file also has a policy head, selection is PUCT: every
 node keeps the softmax of the policy's logits over its legal moves (``SearchTree.prior``),
@@ -67,7 +67,7 @@ from mancala_envs.core.jit_helpers import copy_into, mask_with_words, past_deadl
 from mancala_envs.core.playout import random_move_drawer
 
 from .base import Agent
-from .learned_eval import EvalNet, LearnedEval, blended_value, features_loader, load_evaluation, net_policy
+from .learned.learned_eval import EvalNet, LearnedEval, blended_value, features_loader, load_evaluation, net_policy
 from .search import _no_heuristic
 
 __all__ = ["MCTSAgent", "MCTSResult", "mcts_search"]

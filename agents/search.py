@@ -32,7 +32,7 @@ Per family, what ``d`` means:
 
 Learned evaluation: ``search(..., evaluation=...)`` and ``AlphaBetaAgent(eval=RUN_DIR)``
 (``alphabeta:depth=6,eval=RUN_DIR``) value every leaf that is not the end of the game by a
-network (``mancala_envs.agents.learned_eval``): the mover's observation, encoded, through
+network (``mancala_envs.agents.learned.learned_eval``): the mover's observation, encoded, through
 the MLP (plus ``tanh(score_scale * h)`` where the file has a score blend, ``h`` the leaf's
 value without the network: the heuristic below, else ``d``), clipped to
 [-1, 1], from the leaf's player to move, negated for the other player. The weights are arrays inside ``SearchBuffers`` (an ``EvalNet``), so the loop compiled once
@@ -101,7 +101,7 @@ from mancala_envs.core.jit_helpers import bit_count, copy_into, hash_observation
 from mancala_envs.core.repetition import unsigned_index
 
 from .base import Agent
-from .learned_eval import EvalNet, LearnedEval, blended_value, features_loader, load_evaluation
+from .learned.learned_eval import EvalNet, LearnedEval, blended_value, features_loader, load_evaluation
 
 __all__ = ["AlphaBetaAgent", "SearchStats", "TranspositionTable", "search"]
 

@@ -8,7 +8,7 @@ spec                                   agent
 ``alphabeta:depth=6``                  iterative-deepening negamax to 6 plies (``mancala_envs.agents.search``)
 ``alphabeta:time=0.5``                 the same for 0.5 s per move; ``tt_bits=18``, ``key=state|obs``
 ``alphabeta:depth=6,eval=RUN_DIR``     leaves valued by a run's learned evaluation (``RUN_DIR/evaluation.npz``,
-                                       ``mancala_envs.agents.learned_eval``)
+                                       ``mancala_envs.agents.learned.learned_eval``)
 ``mcts:sims=2000,c=1.4``               UCT with random rollouts (``mancala_envs.agents.mcts``); ``time=``,
                                        ``max_nodes=``
 ``mcts:sims=800,eval=RUN_DIR``         the learned value at the leaves instead of rollouts; PUCT with the
@@ -54,9 +54,9 @@ from mancala_envs.core.extras import require_extra
 
 from .base import Agent
 from .human import HumanAgent
-from .learned_eval import EVAL_FILE, LearnedPolicyAgent
+from .learned.learned_eval import EVAL_FILE, LearnedPolicyAgent
 from .mcts import MCTSAgent
-from .policy import PolicyAgent
+from .learned.policy import PolicyAgent
 from .search import AlphaBetaAgent
 from .simple import GreedyAgent, RandomAgent
 from .solver import SolverAgent
@@ -72,7 +72,7 @@ _key.__name__ = "state|obs"
 
 
 def _policy_factory(seed=None, path: str = ""):
-    """``policy:PATH``: a trained model (``mancala_envs.agents.policy``; loads torch only when used),
+    """``policy:PATH``: a trained model (``mancala_envs.agents.learned.policy``; loads torch only when used),
     or the policy head in ``evaluation.npz`` of a run folder without ``final_model.zip`` (a value trainer's run)."""
     folder = Path(path)
     if folder.is_dir() and (folder / EVAL_FILE).is_file() and not (folder / "final_model.zip").is_file():

@@ -7,7 +7,7 @@ On the same random mid-game positions (uniformly random moves from seeded deals)
 ``search(state, depth)`` three ways: plain alpha-beta (the score difference at the leaves),
 a learned evaluation without move features, and one with the game's move features
 (``value.features: moves``; for Widdershins computed from the leaf's state by the kernel,
-``mancala_envs.games.move_features``). The networks are random, of the committed config's
+``mancala_envs.agents.learned.move_features``). The networks are random, of the committed config's
 shape (``scaled`` encoding, one hidden layer of 64, score blend): the cost per node does not
 depend on the weights. It prints nodes per second of each (every search's nodes over its
 seconds, summed) and the ratios, and writes them as JSON to
@@ -29,11 +29,11 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from mancala_envs.agents.learned_eval import LearnedEval, input_width  # noqa: E402
+from mancala_envs.agents.learned.learned_eval import LearnedEval, input_width  # noqa: E402
 from mancala_envs.agents.search import TranspositionTable, search  # noqa: E402
 from mancala_envs.core.encodings import encoding_spec  # noqa: E402
 from mancala_envs.core.files import write_text_atomic  # noqa: E402
-from mancala_envs.games.move_features import move_feature_set  # noqa: E402
+from mancala_envs.agents.learned.move_features import move_feature_set  # noqa: E402
 from mancala_envs.registry import make_game  # noqa: E402
 
 

@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 import ray  # noqa: E402
 
 from mancala_envs.agents import make_agent  # noqa: E402
-from mancala_envs.agents.tournament import json_default, round_robin  # noqa: E402
+from mancala_envs.evaluation.tournament import json_default, round_robin  # noqa: E402
 from mancala_envs.core.files import write_text_atomic  # noqa: E402
 from mancala_envs.registry import make_game  # noqa: E402
 

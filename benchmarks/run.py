@@ -603,7 +603,7 @@ def bench_ppo_selfplay(num_envs: int, timesteps: int, rounds: int = PPO_ROUNDS) 
         from sb3_contrib import MaskablePPO
     except ImportError as exc:
         return _not_installed("torch / sb3-contrib (the train extra)", exc)
-    from mancala_envs.agents.frozen_policy import PolicyOpponent
+    from mancala_envs.agents.learned.frozen_policy import PolicyOpponent
     from mancala_envs.training.selfplay import SelfPlayVecEnv
 
     torch.set_num_threads(1)

@@ -24,7 +24,7 @@ interrupted still records what it proved (``status`` "over S s" or "interrupted"
 
 ``--midgame K --plies LO-HI`` measures node counts instead of seconds: it solves, in this
 process on one thread (whose node count is the same on every run), the ``K`` positions of
-an opening suite (``agents.openings.opening_suite``, ``LO`` to ``HI`` random plies, kept only
+an opening suite (``mancala_envs.evaluation.openings.opening_suite``, ``LO`` to ``HI`` random plies, kept only
 if a 2-ply search finds neither side ahead by more than a quarter of the seeds) of each board,
 and writes their values, node counts and each null-window search's nodes (bounds on the
 mover's margin) to ``benchmarks/results/solve_midgame.json`` (or
@@ -59,13 +59,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mancala_envs.agents.endgame import default_seeds, load_or_build  # noqa: E402
-from mancala_envs.agents.openings import opening_suite  # noqa: E402
+from mancala_envs.evaluation.openings import opening_suite  # noqa: E402
 from mancala_envs.agents.solver import solve  # noqa: E402
 from mancala_envs.core.files import write_text_atomic  # noqa: E402
 from mancala_envs.registry import make_game  # noqa: E402
 
 TABLE_9 = [(m, n) for m in range(1, 7) for n in range(1, 5)]
-# one progress line of ``mancala solve`` (mancala_envs/cli/solve.py, _show_progress)
+# one progress line of ``mancala solve`` (cli/solve.py, _show_progress)
 PROGRESS = re.compile(r"^\s*(?P<stage>exact|deepening)\s(?:.*?bounds \[(?P<lower>-?\d+), (?P<upper>-?\d+)\])?"
                       r".*?guess (?P<guess>[+-]?\d+)\s+(?P<nodes>[\d,]+) nodes")
 

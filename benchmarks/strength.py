@@ -53,9 +53,10 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from mancala_envs.agents import make_agent, play_match  # noqa: E402
-from mancala_envs.agents.analysis import optimal_move_rate  # noqa: E402
-from mancala_envs.agents.openings import opening_suite  # noqa: E402
+from mancala_envs.agents import make_agent  # noqa: E402
+from mancala_envs.evaluation import play_match
+from mancala_envs.evaluation.analysis import optimal_move_rate  # noqa: E402
+from mancala_envs.evaluation.openings import opening_suite  # noqa: E402
 from mancala_envs.cli.suite_options import add_backend_arguments, check_backend_args  # noqa: E402
 from mancala_envs.core.errors import MancalaError  # noqa: E402
 from mancala_envs.core.files import write_text_atomic  # noqa: E402
@@ -125,7 +126,7 @@ def optimal_move_rates(env_id: str, specs: list[str], run_dir: str, positions: i
                        max_board: int) -> dict[str, dict]:
     """Every agent's optimal-move rate on the same sample of solved positions.
 
-    The oracle is ``mancala_envs.agents.analysis.optimal_move_rate``: positions from games of
+    The oracle is ``mancala_envs.evaluation.analysis.optimal_move_rate``: positions from games of
     ``alphabeta:depth=2`` against itself (two random plies first, then a random ply of the
     game), kept when at most ``max_board`` stones are left on the board and distinct; every
     legal move is valued exactly (endgame database, else the solver). The same ``seed`` gives

@@ -1,7 +1,7 @@
 """MkDocs hook (``mkdocs.yml``: ``hooks``): the source tree mkdocstrings reads, as installed.
 
-The repository keeps ``agents/`` and ``training/`` at its top and installs them as
-``mancala_envs.agents`` and ``mancala_envs.training`` (pyproject's ``package-dir``).
+The repository keeps one top-level folder per layer (``agents/``, ``evaluation/``, ``training/``,
+``cli/``) and installs each into the ``mancala_envs`` namespace (pyproject's ``package-dir``).
 mkdocstrings finds modules by walking folders, so before anything else runs this hook builds
 ``build/docs-api/mancala_envs/...`` in the installed layout, out of symbolic links into the
 repository's folders, and ``mkdocs.yml`` points mkdocstrings' ``paths`` at it.

@@ -22,7 +22,8 @@ import mkdocs_gen_files
 from docutils.core import publish_parts
 
 from mancala_envs import cli, make_game
-from mancala_envs.agents import make_agent, play_game
+from mancala_envs.agents import make_agent
+from mancala_envs.evaluation import play_game
 from mancala_envs.registry import FAMILY_MODULES, get_entry, list_envs
 from mancala_envs.render import frames_of_game, save_gif
 
@@ -32,8 +33,11 @@ GIF_AGENTS = ("greedy", "random")  # no search to compile: the build stays quick
 API_MODULES = {
     "envs": ["mancala_envs", "mancala_envs.env", "mancala_envs.gym", "mancala_envs.vector", "mancala_envs.registry"],
     "games": ["mancala_envs.core.game", "mancala_envs.core.options", "mancala_envs.records"],
-    "agents": ["mancala_envs.agents.specs", "mancala_envs.agents.arena", "mancala_envs.agents.openings",
-               "mancala_envs.agents.tournament", "mancala_envs.agents.search", "mancala_envs.agents.mcts"],
+    "agents": ["mancala_envs.agents.specs", "mancala_envs.agents.search", "mancala_envs.agents.mcts",
+               "mancala_envs.agents.solver", "mancala_envs.agents.learned.learned_eval"],
+    "evaluation": ["mancala_envs.evaluation.arena", "mancala_envs.evaluation.openings",
+                   "mancala_envs.evaluation.paired_results", "mancala_envs.evaluation.tournament",
+                   "mancala_envs.evaluation.analysis"],
     "training": ["mancala_envs.training.config", "mancala_envs.training.train", "mancala_envs.training.run_folder",
                  "mancala_envs.training.evaluation"],
 }

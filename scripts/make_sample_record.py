@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mancala_envs import make_game, notation
-from mancala_envs.agents import make_agent, play_game
+from mancala_envs.agents import make_agent
+from mancala_envs.evaluation import play_game
 from mancala_envs.core.files import write_text_atomic
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "records" / "afrika-v0-sample.txt"

@@ -56,7 +56,8 @@ def sb3_log_folder(tmp_path_factory):
 def warm_kernels():
     """Play one short game of every registered id so that compile time is paid once."""
     import mancala_envs
-    from mancala_envs.agents import RandomAgent, play_game
+    from mancala_envs.agents import RandomAgent
+    from mancala_envs.evaluation import play_game
 
     for env_id in mancala_envs.list_envs():
         game = mancala_envs.make_game(env_id)

@@ -276,7 +276,8 @@ def test_a_text_record_may_begin_with_a_brace_comment(tmp_path, capsys):
 def test_replay_json_records_of_any_game(tmp_path, capsys):
     for env_id, options in (("afrika-v0", {"komi": 0.5}), ("kalah-v0", {"pits": 4})):
         game = mancala_envs.make_game(env_id, **options)
-        from mancala_envs.agents import RandomAgent, play_game
+        from mancala_envs.agents import RandomAgent
+        from mancala_envs.evaluation import play_game
 
         _, _, actions, _ = play_game(game, (RandomAgent(1), RandomAgent(2)), seed=4)
         path = tmp_path / f"{env_id}.json"

@@ -11,13 +11,14 @@ import pytest
 
 import mancala_envs
 from mancala_envs.core.errors import InvalidOptionError
-from mancala_envs.agents import AGENT_FACTORIES, AgentSpecError, HumanAgent, RandomAgent, make_agent, play_match
-from mancala_envs.agents.openings import OpeningError, opening_suite
-from mancala_envs.agents.paired_results import LOSS, TRUNCATED, WIN, PairedResult
+from mancala_envs.agents import AGENT_FACTORIES, AgentSpecError, HumanAgent, RandomAgent, make_agent
+from mancala_envs.evaluation import play_match
+from mancala_envs.evaluation.openings import OpeningError, opening_suite
+from mancala_envs.evaluation.paired_results import LOSS, TRUNCATED, WIN, PairedResult
 from mancala_envs.cli import solve as solve_command
 from mancala_envs.cli import tournament as tournament_command
-from mancala_envs.agents.ratings import PairResult, bootstrap, bradley_terry
-from mancala_envs.agents.tournament import round_robin
+from mancala_envs.evaluation.ratings import PairResult, bootstrap, bradley_terry
+from mancala_envs.evaluation.tournament import round_robin
 from mancala_envs.core.errors import MancalaError
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mancala_envs.agents import AgentSpecError, GreedyAgent, RandomAgent, make_agent, play_match
+from mancala_envs.agents import AgentSpecError, GreedyAgent, RandomAgent, make_agent
+from mancala_envs.evaluation import play_match
 from mancala_envs import make_game
 
 

@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 import mancala_envs
-from mancala_envs.agents import AlphaBetaAgent, MCTSAgent, RandomAgent, make_agent, play_match
-from mancala_envs.agents.analysis import move_values, optimal_move_rate
-from mancala_envs.agents.openings import position_key
+from mancala_envs.agents import AlphaBetaAgent, MCTSAgent, RandomAgent, make_agent
+from mancala_envs.evaluation import play_match
+from mancala_envs.evaluation.analysis import move_values, optimal_move_rate
+from mancala_envs.evaluation.openings import position_key
 from mancala_envs.agents.mcts import mcts_search
 from mancala_envs.agents.search import WIN_BONUS, TranspositionTable, search
 from mancala_envs.agents.solver import SolverTable, solve
@@ -314,7 +315,7 @@ def test_mcts_rollouts_stop_once_a_majority_decides(compiled):
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_every_agent_plays_every_id(env_id, compiled):
-    from mancala_envs.agents.arena import play_game
+    from mancala_envs.evaluation.arena import play_game
 
     game = mancala_envs.make_game(env_id)
     specs = ["random", "greedy:max_chain=8", "alphabeta:depth=2", "alphabeta:time=0.01", "mcts:sims=20",
@@ -348,7 +349,7 @@ def test_optimal_move_rate(compiled):
 
 
 def test_optimal_move_rate_on_endgames_of_a_big_board(compiled, monkeypatch):
-    from mancala_envs.agents import analysis
+    from mancala_envs.evaluation import analysis
 
     seen = []
     sample = analysis._sample_positions

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from mancala_envs.agents import AgentSpecError, make_agent, play_match
+from mancala_envs.agents import AgentSpecError, make_agent
+from mancala_envs.evaluation import play_match
 from mancala_envs.agents.specs import CustomAgent
-from mancala_envs.agents.tournament import round_robin
+from mancala_envs.evaluation.tournament import round_robin
 
 MODULE = textwrap.dedent("""
     class Cautious:
@@ -92,7 +93,7 @@ def test_round_robin_takes_objects_and_specs(tmp_path):
 
 def test_evaluation_takes_objects():
     pytest.importorskip("yaml")
-    from mancala_envs.agents.openings import opening_suite
+    from mancala_envs.evaluation.openings import opening_suite
     from mancala_envs.registry import make_game
     from mancala_envs.training.evaluation import evaluate
 

@@ -1,14 +1,19 @@
 """The package's layers point inward only, for every import, inside functions too.
 
-    env (mancala_envs: core, games, env, registry, gym, vector, records, render)
-      <- mancala_envs.agents (the repository's agents/)
-        <- mancala_envs.training (the repository's training/)
-          <- mancala_envs.cli (the command line: the only code that imports every layer)
+Each layer is one top-level folder of the repository, installed into the one namespace:
+
+    mancala_envs/   env         (mancala_envs: core, games, env, registry, gym, vector, records, render)
+      <- agents/      agents      (mancala_envs.agents: move pickers, agents/learned/)
+        <- evaluation/  evaluation  (mancala_envs.evaluation: matches, suites, ratings, analysis)
+          <- training/    training    (mancala_envs.training)
+            <- cli/         cli         (mancala_envs.cli: the command line, the only code that imports every layer)
 
 The test reads the source of every module (its AST, nothing is imported) and checks:
 
-* no module imports a module of a higher layer;
-* nothing imports the generic top-level names ``agents`` or ``training``;
+* a module's layer by name is its folder's layer (``mancala_envs.cli`` lives in ``cli/`` and
+  nothing of another layer hides inside ``mancala_envs/``), so a path-based tool sees the layers;
+* no module imports a module of a higher layer, and the folders' import graph has no cycle;
+* nothing imports the generic top-level names ``agents``, ``evaluation``, ``training`` or ``cli``;
 * an import inside a function names only an optional heavy dependency (torch, SB3, pygame,
   matplotlib, yaml, ray, ...), the standard library, or a module of ours that imports such a
   dependency at its top (``render.draw`` needs pygame): any other lazy import of our own
@@ -27,9 +32,22 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # The repository's folders and the import package each installs as (pyproject's package-dir).
-SOURCE_FOLDERS = {"mancala_envs": "mancala_envs", "agents": "mancala_envs.agents", "training": "mancala_envs.training"}
+SOURCE_FOLDERS = {
+    "mancala_envs": "mancala_envs",
+    "agents": "mancala_envs.agents",
+    "evaluation": "mancala_envs.evaluation",
+    "training": "mancala_envs.training",
+    "cli": "mancala_envs.cli",
+}
 
-LAYERS = ("env", "agents", "training", "cli")
+LAYERS = ("env", "agents", "evaluation", "training", "cli")
+
+# The layer folders' own names, which must never be importable at the top level.
+GENERIC_NAMES = ("agents", "evaluation", "training", "cli")
+
+# The layer each top-level folder holds, in import order.
+FOLDER_LAYER = {"mancala_envs": "env", "agents": "agents", "evaluation": "evaluation", "training": "training",
+                "cli": "cli"}
 
 # Optional heavy dependencies: the only third-party imports allowed inside functions.
 LAZY_ALLOWED = {
@@ -59,12 +77,18 @@ MODULES = source_modules()
 
 
 def layer_of(module: str) -> str:
-    for layer in ("cli", "training", "agents"):
+    """The layer a module's name puts it in."""
+    for layer in ("cli", "training", "evaluation", "agents"):
         if module == f"mancala_envs.{layer}" or module.startswith(f"mancala_envs.{layer}."):
             return layer
     if module == "mancala_envs.__main__":
         return "cli"
     return "env"
+
+
+def folder_of(module: str) -> str:
+    """The top-level folder of the repository that holds a module's source."""
+    return MODULES[module].relative_to(ROOT).parts[0]
 
 
 def resolve(module: str, path: Path, node: ast.ImportFrom) -> str:
@@ -126,9 +150,41 @@ def where(module: str, line: int) -> str:
 def test_the_source_tree_is_read():
     # the walk sees every layer and the modules the rest of this file reasons about
     assert {layer_of(m) for m in MODULES} == set(LAYERS)
-    assert {"mancala_envs.core.game", "mancala_envs.agents.search", "mancala_envs.training.train",
-            "mancala_envs.cli"} <= set(MODULES)
+    assert {"mancala_envs.core.game", "mancala_envs.agents.search", "mancala_envs.agents.learned.learned_eval",
+            "mancala_envs.evaluation.arena", "mancala_envs.training.train", "mancala_envs.cli"} <= set(MODULES)
     assert any(lazy for _, _, _, lazy in EDGES), "imports inside functions must be seen"
+
+
+def test_each_folder_holds_one_layer():
+    """A module's layer by name is the layer of the folder it lives in."""
+    bad = [f"{MODULES[m].relative_to(ROOT)}: module {m} ({layer_of(m)}) sits in the {FOLDER_LAYER[folder_of(m)]} "
+           f"folder {folder_of(m)}/" for m in MODULES if layer_of(m) != FOLDER_LAYER[folder_of(m)]]
+    assert not bad, "\n".join(bad)
+    # no top-level folder of Python source is left out of the layer map
+    stray = sorted(p.parent.relative_to(ROOT).parts[0] for p in ROOT.glob("*/__init__.py")
+                   if p.parent.name not in SOURCE_FOLDERS and p.parent.name not in ("tests", "configs"))
+    assert not stray, f"package folders outside the layers: {stray}"
+
+
+def folder_edges() -> set[tuple[str, str]]:
+    """(importing folder, imported folder) for every import between two top-level folders."""
+    out = set()
+    for module, target, _, _ in EDGES:
+        target_module = ours(target)
+        if target_module and folder_of(target_module) != folder_of(module):
+            out.add((folder_of(module), folder_of(target_module)))
+    return out
+
+
+def test_folders_import_inward_only():
+    """By physical folder: no folder imports a folder of a higher layer, so the folder graph has no cycle
+    (mancala_envs/ imports none of agents/, evaluation/, training/, cli/; agents/ none above it)."""
+    order = list(FOLDER_LAYER)
+    bad = sorted(f"{a}/ imports {b}/" for a, b in folder_edges() if order.index(b) > order.index(a))
+    assert not bad, "folders that import outward:\n" + "\n".join(bad)
+    # the check above is not empty: the layers do use the ones below them
+    assert {("agents", "mancala_envs"), ("evaluation", "agents"), ("training", "evaluation"),
+            ("cli", "training")} <= folder_edges()
 
 
 def test_no_import_of_a_higher_layer():
@@ -142,7 +198,7 @@ def test_no_import_of_a_higher_layer():
 
 
 def test_no_generic_top_level_names():
-    bad = [f"{where(m, line)}: imports {t}" for m, t, line, _ in EDGES if t.split(".")[0] in ("agents", "training")]
+    bad = [f"{where(m, line)}: imports {t}" for m, t, line, _ in EDGES if t.split(".")[0] in GENERIC_NAMES]
     assert not bad, "\n".join(bad)
 
 
@@ -194,12 +250,12 @@ def test_no_import_cycles():
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
 
 
-@pytest.mark.parametrize("name", ["agents", "training"])
+@pytest.mark.parametrize("name", GENERIC_NAMES)
 def test_generic_names_are_not_installed(name, tmp_path):
     """Outside the repository root, only mancala_envs is importable."""
     import subprocess
 
-    code = (f"import importlib.util, mancala_envs.agents, mancala_envs.training\n"
+    code = (f"import importlib.util, mancala_envs.agents, mancala_envs.evaluation, mancala_envs.training, mancala_envs.cli\n"
             f"print(importlib.util.find_spec({name!r}) is None)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert out.returncode == 0, out.stderr

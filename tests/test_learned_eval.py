@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import mancala_envs
-from mancala_envs.agents.learned_eval import (
+from mancala_envs.agents.learned.learned_eval import (
     EvalFileError,
     LearnedPolicyAgent,
     input_width,
@@ -22,7 +22,7 @@ from mancala_envs.agents.mcts import mcts_search
 from mancala_envs.agents.search import WIN_BONUS, search
 from mancala_envs.agents.specs import AgentSpecError, make_agent
 from mancala_envs.core.encodings import ENCODINGS, MAX_LEVELS, encode, encoding_spec
-from mancala_envs.games.move_features import MoveFeatureError, features_into_for, move_feature_set, move_features
+from mancala_envs.agents.learned.move_features import MoveFeatureError, features_into_for, move_feature_set, move_features
 from mancala_envs.games.widdershins import pass_turn
 from mancala_envs.core.game import State
 from mancala_envs.registry import make_game
@@ -281,7 +281,7 @@ def test_bad_and_mismatched_eval_paths_are_clear(tmp_path):
     assert load_evaluation(tmp_path).game == kalah  # the failed writes left the good file alone
 
 
-# -- move features (mancala_envs.games.move_features) ------------------------------------------------
+# -- move features (mancala_envs.agents.learned.move_features) ------------------------------------------------
 
 MOVE_FEATURE_IDS = [i for i in IDS if make_game(i).family in ("rondell", "widdershins")]
 

@@ -7,7 +7,7 @@ import pytest
 import mancala_envs
 from mancala_envs.agents import GreedyAgent, RandomAgent
 from mancala_envs import MancalaError
-from mancala_envs.agents.matchplay import play_deal_match
+from mancala_envs.evaluation.matchplay import play_deal_match
 
 
 class FirstLegal:

@@ -1,4 +1,4 @@
-"""Progressive's move features (``mancala_envs.games.move_features``): read from the afterstates the
+"""Progressive's move features (``mancala_envs.agents.learned.move_features``): read from the afterstates the
 kernel plays, hand-checked on small boards, equal to a Python computation over the State API on
 random positions of both ids; the learned evaluation with them equals its numpy and torch passes."""
 
@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 import mancala_envs
-from mancala_envs.agents.learned_eval import (EvalFileError, LearnedPolicyAgent, input_width, load_evaluation,
+from mancala_envs.agents.learned.learned_eval import (EvalFileError, LearnedPolicyAgent, input_width, load_evaluation,
                                               load_features, net_policy, net_value, save_evaluation, scorer_width)
 from mancala_envs.agents.specs import make_agent
 from mancala_envs.games import progressive
-from mancala_envs.games.move_features import (FEATURE_VERSIONS, PROG_PER_MOVE, PROG_SUMMARY, features_into_for,
+from mancala_envs.agents.learned.move_features import (FEATURE_VERSIONS, PROG_PER_MOVE, PROG_SUMMARY, features_into_for,
                                               move_feature_set, move_features, progressive_features_into)
 from mancala_envs.registry import make_game
 from test_learned_eval import agents_play_legal_moves, features_match_reference, live_positions, random_positions
@@ -221,7 +221,7 @@ def test_a_trained_progressive_evaluation_plays_as_its_torch_networks(tmp_path):
     torch = pytest.importorskip("torch")
     from pathlib import Path
 
-    from mancala_envs.agents.learned_eval import network_input
+    from mancala_envs.agents.learned.learned_eval import network_input
     from mancala_envs.training.config import load_config
     from mancala_envs.training.run_folder import RunState
     from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer

@@ -1,4 +1,4 @@
-"""Rondell's move features (``mancala_envs.games.move_features``): read from the afterstates the
+"""Rondell's move features (``mancala_envs.agents.learned.move_features``): read from the afterstates the
 kernel plays, equal to a Python computation over the State API on every Rondell id; older
 evaluation files refused; ``eval=`` agents with them on every Rondell id."""
 
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import mancala_envs
-from mancala_envs.agents.learned_eval import EvalFileError, LearnedPolicyAgent, input_width, load_evaluation, save_evaluation
+from mancala_envs.agents.learned.learned_eval import EvalFileError, LearnedPolicyAgent, input_width, load_evaluation, save_evaluation
 from mancala_envs.agents.specs import make_agent
 from mancala_envs.games import kalah, rondell, widdershins
-from mancala_envs.games.move_features import (FEATURE_VERSIONS, ROND_PER_PILE, ROND_SUMMARY, features_into_for,
+from mancala_envs.agents.learned.move_features import (FEATURE_VERSIONS, ROND_PER_PILE, ROND_SUMMARY, features_into_for,
                                               move_feature_set, no_features_into, rondell_features_into,
                                               widdershins_features_into)
 from mancala_envs.registry import make_game

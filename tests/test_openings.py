@@ -1,4 +1,4 @@
-"""Opening suites and the paired-results report (mancala_envs.agents.openings, .paired_results)."""
+"""Opening suites and the paired-results report (mancala_envs.evaluation.openings, .paired_results)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import mancala_envs
-from mancala_envs.agents.openings import OpeningError, OpeningSuite, initial_suite, opening_suite, position_key
-from mancala_envs.agents.paired_results import (
+from mancala_envs.evaluation.openings import OpeningError, OpeningSuite, initial_suite, opening_suite, position_key
+from mancala_envs.evaluation.paired_results import (
     DRAW,
     LOSS,
     TRUNCATED,

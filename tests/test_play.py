@@ -15,7 +15,7 @@ import pytest
 import mancala_envs
 from mancala_envs.agents import make_agent
 
-from mancala_envs.agents.play import PlaySession
+from mancala_envs.cli.play_session import PlaySession
 from mancala_envs.cli import build_parser, main
 from mancala_envs.cli import play as play_module
 from mancala_envs.records import load_json
@@ -183,8 +183,7 @@ WINDOW_DRIVER = textwrap.dedent("""
     os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
     import numpy as np
     import pygame
-    from mancala_envs.render import window
-    from mancala_envs.cli import main
+    from mancala_envs.cli import main, play_window as window
 
     def click(pos):
         pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1))

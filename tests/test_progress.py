@@ -6,8 +6,8 @@ import io
 import subprocess
 import sys
 
-from mancala_envs.agents.progress import Progress
-from mancala_envs.agents.tournament import round_robin
+from mancala_envs.evaluation.progress import Progress
+from mancala_envs.evaluation.tournament import round_robin
 
 
 class Terminal(io.StringIO):

@@ -19,10 +19,11 @@ import pytest
 ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
 
-from mancala_envs.agents import make_agent, play_match  # noqa: E402
-from mancala_envs.agents.openings import opening_suite  # noqa: E402
-from mancala_envs.agents.ray_backend import chunks  # noqa: E402
-from mancala_envs.agents.tournament import json_default, round_robin  # noqa: E402
+from mancala_envs.agents import make_agent  # noqa: E402
+from mancala_envs.evaluation import play_match
+from mancala_envs.evaluation.openings import opening_suite  # noqa: E402
+from mancala_envs.evaluation.ray_backend import chunks  # noqa: E402
+from mancala_envs.evaluation.tournament import json_default, round_robin  # noqa: E402
 from mancala_envs.core.errors import IllegalActionError, InvalidOptionError  # noqa: E402
 from mancala_envs.registry import make_game  # noqa: E402
 from mancala_envs.wrappers.rllib import AGENTS, MancalaMultiAgentEnv  # noqa: E402
@@ -47,9 +48,9 @@ def mancala(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
 
 # -- the default backend ---------------------------------------------------------------------------
 def test_the_default_backend_never_imports_ray():
-    code = ("import sys, mancala_envs.agents.arena, mancala_envs.agents.tournament, mancala_envs.cli, "
+    code = ("import sys, mancala_envs.evaluation.arena, mancala_envs.evaluation.tournament, mancala_envs.cli, "
             "mancala_envs.training.evaluation\n"
-            "from mancala_envs.agents import play_match\n"
+            "from mancala_envs.evaluation import play_match\n"
             "play_match('kalah-v0', 'random', 'greedy', 2, workers=1)\n"
             "assert not [m for m in sys.modules if m == 'ray' or m.startswith('ray.')], 'ray was imported'")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
@@ -117,7 +118,7 @@ def test_a_lost_worker_has_its_games_replayed_once(ray_address, tmp_path):
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import this test module
     game = make_game("kalah-v0")
     suite = opening_suite(game, 8, seed=4)
-    from mancala_envs.agents.arena import agent_seeds
+    from mancala_envs.evaluation.arena import agent_seeds
 
     victim = int(agent_seeds(suite)[9, 0])  # game 9: the second game of opening 4
     marker = tmp_path / "died"

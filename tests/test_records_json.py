@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import mancala_envs
-from mancala_envs.agents import RandomAgent, play_game
+from mancala_envs.agents import RandomAgent
+from mancala_envs.evaluation import play_game
 from mancala_envs.records import GameRecord, RecordError, load_json, save_json
 
 @pytest.mark.parametrize("env_id", mancala_envs.list_envs())

@@ -25,7 +25,8 @@ from pettingzoo.test import render_test  # noqa: E402
 
 import mancala_envs  # noqa: E402
 import mancala_envs.env  # noqa: E402
-from mancala_envs.agents import RandomAgent, play_game  # noqa: E402
+from mancala_envs.agents import RandomAgent  # noqa: E402
+from mancala_envs.evaluation import play_game
 from mancala_envs import MancalaError, make  # noqa: E402
 from mancala_envs import notation  # noqa: E402
 from mancala_envs.cli import main  # noqa: E402

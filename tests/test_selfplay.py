@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import mancala_envs
-from mancala_envs.agents.frozen_policy import PolicyOpponent
+from mancala_envs.agents.learned.frozen_policy import PolicyOpponent
 from mancala_envs.training.selfplay import OpponentPool, SelfPlayVecEnv
 
 
@@ -186,7 +186,7 @@ NETWORKS = [  # (policy_kwargs entries from features_extractor(encoding, transfo
 def _model(env, encoding, transform, activation, net_arch):
     torch = pytest.importorskip("torch")
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from mancala_envs.agents.features import features_extractor
+    from mancala_envs.agents.learned.features import features_extractor
 
     policy_kwargs = dict(net_arch=net_arch, activation_fn={"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[activation],
                          **features_extractor(encoding, transform))
@@ -196,8 +196,8 @@ def _model(env, encoding, transform, activation, net_arch):
 @pytest.mark.parametrize("encoding,transform,activation,net_arch", NETWORKS)
 def test_snapshot_numpy_networks_match_the_torch_policy(encoding, transform, activation, net_arch, tmp_path):
     torch = pytest.importorskip("torch")
-    from mancala_envs.agents.frozen_policy import numpy_networks, save_policy_evaluation
-    from mancala_envs.agents.learned_eval import load_evaluation, net_value
+    from mancala_envs.agents.learned.frozen_policy import numpy_networks, save_policy_evaluation
+    from mancala_envs.agents.learned.learned_eval import load_evaluation, net_value
 
     env = SelfPlayVecEnv("kalah-v0", 4, seed=0)
     model = _model(env, encoding, transform, activation, net_arch)

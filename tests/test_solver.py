@@ -15,7 +15,7 @@ import pytest
 import mancala_envs
 from mancala_envs.agents import endgame
 from mancala_envs.agents import make_agent
-from mancala_envs.agents.analysis import optimal_move_rate, value
+from mancala_envs.evaluation.analysis import optimal_move_rate, value
 from mancala_envs.agents import solver as solver_module
 from mancala_envs.agents.solver import Progress, SolverTable, parse_memory, perfect_line, solve, table_for
 from mancala_envs.cli import main

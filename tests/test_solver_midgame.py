@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import mancala_envs
-from mancala_envs.agents.openings import opening_suite
+from mancala_envs.evaluation.openings import opening_suite
 from test_agents_search import minimax
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import yaml
 
-from mancala_envs.agents.learned_eval import input_width, load_evaluation, save_evaluation
+from mancala_envs.agents.learned.learned_eval import input_width, load_evaluation, save_evaluation
 from mancala_envs.registry import make_game
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -239,9 +239,9 @@ def test_tiny_run_with_encoded_inputs_writes_a_loadable_evaluation(tmp_path):
     evaluation.npz (equal to the saved model's) and plays as policy:RUN_DIR."""
     import numpy as np
 
-    from mancala_envs.agents.frozen_policy import numpy_networks
-    from mancala_envs.agents.learned_eval import load_evaluation
-    from mancala_envs.agents.policy import load_model
+    from mancala_envs.agents.learned.frozen_policy import numpy_networks
+    from mancala_envs.agents.learned.learned_eval import load_evaluation
+    from mancala_envs.agents.learned.policy import load_model
     from mancala_envs.registry import make_game
 
     out = mancala("train", str(ROOT / "configs" / "kalah-v0.yaml"), *TINY, "eval.ladder=[random]",

@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from mancala_envs.agents.learned_eval import load_evaluation  # noqa: E402
+from mancala_envs.agents.learned.learned_eval import load_evaluation  # noqa: E402
 from mancala_envs.training.config import ConfigError, load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +33,7 @@ def policy_passes(trainer, evaluation, count: int, seed: int):
     torch pass, the file's numpy pass and the jitted pass ``policy:RUN`` plays (``net_policy``)."""
     import torch
 
-    from mancala_envs.agents.learned_eval import load_features, net_policy, network_input
+    from mancala_envs.agents.learned.learned_eval import load_features, net_policy, network_input
 
     game, rng, positions = evaluation.game, np.random.default_rng(seed), []
     while len(positions) < count:
@@ -149,7 +149,7 @@ def test_the_blend_damps_a_network_that_predicts_nothing(tmp_path):
 
 @pytest.mark.parametrize("env_id", ["rondell-v0", "widdershins-v0"])
 def test_move_features_train_and_the_shared_move_weights_are_saved(env_id, tmp_path):
-    # value.features=moves: the networks read the move features (mancala_envs.games.move_features), and the
+    # value.features=moves: the networks read the move features (mancala_envs.agents.learned.move_features), and the
     # policy has one weight per column of a move's block, shared by every move; the file holds both.
     from mancala_envs.agents.specs import make_agent
     from mancala_envs.training.run_folder import RunState
@@ -173,10 +173,10 @@ def test_move_features_train_and_the_shared_move_weights_are_saved(env_id, tmp_p
 def test_the_plain_teacher_labels_the_same_games_with_plain_alphabetas_moves(tmp_path):
     # value.policy_teacher=plain: the games and value targets stay the learned search's; only the policy's
     # target move is plain alpha-beta's at the same depth (measured for Widdershins in configs/README.md).
-    from mancala_envs.agents.learned_eval import save_evaluation
+    from mancala_envs.agents.learned.learned_eval import save_evaluation
     from mancala_envs.agents.search import TranspositionTable, search
     from mancala_envs.core.encodings import encoding_spec
-    from mancala_envs.games.move_features import move_feature_set
+    from mancala_envs.agents.learned.move_features import move_feature_set
     from mancala_envs.registry import make_game
     from mancala_envs.training.search_bootstrap import play_games
 
@@ -206,8 +206,8 @@ def test_the_plain_teacher_labels_the_same_games_with_plain_alphabetas_moves(tmp
 def test_widdershins_self_play_keeps_the_feature_rows_of_its_states(tmp_path):
     # The trainer's replay holds each position's move features, computed from its state at collection time
     # (Widdershins' come from the kernel's afterstates, which an observation cannot give back).
-    from mancala_envs.agents.learned_eval import input_width, save_evaluation
-    from mancala_envs.games.move_features import move_feature_set, move_features
+    from mancala_envs.agents.learned.learned_eval import input_width, save_evaluation
+    from mancala_envs.agents.learned.move_features import move_feature_set, move_features
     from mancala_envs.registry import make_game
     from mancala_envs.training.search_bootstrap import play_games
 
@@ -252,7 +252,7 @@ def test_soft_policy_targets_are_plain_alphabetas_values_of_every_move():
     assert np.argmax(target) == np.argmax(values)
     assert soft_target(np.array([2.0, 2.0, -np.inf]), 0.5).tolist() == [0.5, 0.5, 0.0]  # ties share the target
     # self-play writes them from the first iteration on (no evaluation yet: the search is plain alpha-beta)
-    from mancala_envs.games.move_features import move_feature_set
+    from mancala_envs.agents.learned.move_features import move_feature_set
     from mancala_envs.training.search_bootstrap import play_games
     settings = {"depth": 2, "random_plies": 2, "epsilon": 0.0, "margin_scale": 6.0, "policy_teacher": "plain",
                 "policy_temperature": 1.0, "features": move_feature_set("none", game.family, game.options)}
@@ -267,7 +267,7 @@ def test_a_deeper_plain_teacher_labels_the_same_games_with_its_own_moves(tmp_pat
     # value.policy_teacher_depth: the policy learns plain alpha-beta's move at that depth while self-play
     # (games, value targets) keeps value.depth; from the first iteration on (no evaluation yet).
     from mancala_envs.agents.search import TranspositionTable, search
-    from mancala_envs.games.move_features import move_feature_set
+    from mancala_envs.agents.learned.move_features import move_feature_set
     from mancala_envs.registry import make_game
     from mancala_envs.training.search_bootstrap import play_games
 

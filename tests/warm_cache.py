@@ -15,7 +15,8 @@ from __future__ import annotations
 import sys
 
 import mancala_envs
-from mancala_envs.agents import RandomAgent, play_game
+from mancala_envs.agents import RandomAgent
+from mancala_envs.evaluation import play_game
 from mancala_envs.agents.mcts import mcts_search
 from mancala_envs.agents.search import TranspositionTable, search
 

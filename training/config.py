@@ -28,7 +28,7 @@ from typing import Any, get_args, get_origin, get_type_hints
 from mancala_envs.agents import make_agent
 from mancala_envs.core.encodings import ENCODINGS
 from mancala_envs.core.errors import MancalaError
-from mancala_envs.games.move_features import MoveFeatureError, move_feature_set
+from mancala_envs.agents.learned.move_features import MoveFeatureError, move_feature_set
 from mancala_envs.core.extras import require_extra
 from mancala_envs.registry import make_game
 
@@ -95,7 +95,7 @@ class ValueConfig:
     score_blend: bool = False  # the evaluation is tanh(score difference / margin_scale) + the network (a correction)
     holdout: float = 0.1  # with score_blend: share of positions never fitted, which set the network's gain (0: gain 1)
     encoding: str = "onehot"  # network input (mancala_envs.core.encodings.ENCODINGS)
-    features: str = "none"  # "moves": the game's move features added to the input (mancala_envs.games.move_features)
+    features: str = "none"  # "moves": the game's move features added to the input (mancala_envs.agents.learned.move_features)
     policy_teacher: str = "search"  # the policy head's target: "search" (the self-play search's move) or "plain" (plain alpha-beta's, same depth)
     policy_temperature: float = 0.0  # > 0 (with policy_teacher plain): soft targets, softmax of every move's plain value / this
     policy_teacher_depth: int = 0  # with policy_teacher plain: plies the plain teacher searches (0: value.depth)
@@ -129,7 +129,7 @@ class RLlibConfig:
 
 
 ALGORITHMS = ("ppo", "search-bootstrap", "rllib_ppo")
-BACKENDS = ("local", "ray")  # where evaluations play their games (mancala_envs.agents.arena)
+BACKENDS = ("local", "ray")  # where evaluations play their games (mancala_envs.evaluation.arena)
 
 
 @dataclass
@@ -238,7 +238,7 @@ class TrainConfig:
 
     def _validate_ppo_inputs(self) -> None:
         """The network's input, activation and reward shaping (``ppo``)."""
-        from mancala_envs.agents.features import OBSERVATION_TRANSFORMS  # imports torch, which `mancala list` must not need
+        from mancala_envs.agents.learned.features import OBSERVATION_TRANSFORMS  # imports torch, which `mancala list` must not need
 
         ppo = self.ppo
         if ppo.observation_transform not in OBSERVATION_TRANSFORMS:

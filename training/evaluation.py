@@ -1,9 +1,9 @@
 """Evaluation of a learner over opening suites: rows per opponent, the ladder, Elo ratings.
 
 Every evaluation plays the learner against each ladder agent over an opening suite
-(``mancala_envs.agents.openings``), each opening from both seats, and reports the score (win
+(``mancala_envs.evaluation.openings``), each opening from both seats, and reports the score (win
 1, draw 1/2) with a 95% interval bootstrapped over openings, per seat too, and the number of
-distinct games (``mancala_envs.agents.paired_results``).
+distinct games (``mancala_envs.evaluation.paired_results``).
 
 * ``evaluate`` gives one row per opponent (the columns of ``EVAL_FIELDS``); a row says
   whether the opponent was in the training pool (``pool.baselines``): beating an opponent
@@ -30,14 +30,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mancala_envs.agents import make_agent, play_match
-from mancala_envs.agents.openings import OpeningSuite
-from mancala_envs.agents.paired_results import PairedResult
-from mancala_envs.agents.learned_eval import EVAL_FILE, LearnedPolicyAgent
-from mancala_envs.agents.policy import PolicyAgent, resolve_model_path
+from mancala_envs.agents import make_agent
+from mancala_envs.evaluation import play_match
+from mancala_envs.evaluation.openings import OpeningSuite
+from mancala_envs.evaluation.paired_results import PairedResult
+from mancala_envs.agents.learned.learned_eval import EVAL_FILE, LearnedPolicyAgent
+from mancala_envs.agents.learned.policy import PolicyAgent, resolve_model_path
 from mancala_envs.agents.search import AlphaBetaAgent
-from mancala_envs.agents.progress import Progress
-from mancala_envs.agents.ratings import Ratings, bootstrap, bradley_terry
+from mancala_envs.evaluation.progress import Progress
+from mancala_envs.evaluation.ratings import Ratings, bootstrap, bradley_terry
 from mancala_envs.core.files import write_text_atomic
 from mancala_envs.core.game import Game
 from mancala_envs.registry import make_game, parse_options
@@ -202,7 +203,7 @@ def evaluate_saved_model(model: str | Path, against: list[str], suite_for: Calla
     ``EVAL_FIELDS``) and ``.json`` (rows, per-opponent reports, ratings, the suite) to
     ``out_dir``, by default the run folder or the model's folder. When the model comes from a
     run folder, opponents that were among its ``pool.baselines`` are marked as trained against.
-    ``progress`` shows the games played (``mancala_envs.agents.progress``) on stderr.
+    ``progress`` shows the games played (``mancala_envs.evaluation.progress``) on stderr.
     ``backend``/``address``: where the games are played (local processes or Ray). A
     value-trainer run plays its search agent, or its bare network with ``bare`` (module docstring).
     """

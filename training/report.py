@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from mancala_envs.agents.openings import OpeningSuite
-from mancala_envs.agents.ratings import Ratings
+from mancala_envs.evaluation.openings import OpeningSuite
+from mancala_envs.evaluation.ratings import Ratings
 from mancala_envs.core.files import atomic_output, write_text_atomic
 
 from .config import TrainConfig

@@ -30,7 +30,7 @@ new API stack:
   ``report.json`` as for SB3 runs. The learning curve is the learner's mean return per
   episode: +1/-1 against pool opponents, 0 for a self-play episode (both seats its own).
 * **Playing the result.** After every checkpoint and at the end, the module's actor and
-  critic are exported to ``evaluation.npz`` (``mancala_envs.agents.learned_eval``): the one
+  critic are exported to ``evaluation.npz`` (``mancala_envs.agents.learned.learned_eval``): the one
   loader behind ``policy:RUN_DIR`` (and ``eval=RUN_DIR``) then plays it, and the evaluations
   play exactly that file.
 
@@ -55,10 +55,10 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 from torch.utils.tensorboard import SummaryWriter
 
-from mancala_envs.agents.frozen_policy import save_mlp_evaluation
-from mancala_envs.agents.learned_eval import EVAL_FILE, LearnedPolicyAgent
-from mancala_envs.agents.progress import Progress
-from mancala_envs.agents.ray_backend import connect
+from mancala_envs.agents.learned.frozen_policy import save_mlp_evaluation
+from mancala_envs.agents.learned.learned_eval import EVAL_FILE, LearnedPolicyAgent
+from mancala_envs.evaluation.progress import Progress
+from mancala_envs.evaluation.ray_backend import connect
 from mancala_envs.core.files import atomic_output
 from mancala_envs.wrappers.rllib import MancalaMultiAgentEnv
 

@@ -18,7 +18,7 @@ then fits the networks on the positions collected so far:
    final result for the player to move. With ``value.score_blend`` the evaluation is
    ``tanh(h / value.margin_scale)`` plus the value network, ``h`` plain alpha-beta's leaf
    value (the game's search heuristic, else the score difference; the file's
-   ``score_scale``, ``mancala_envs.agents.learned_eval``), so the network is fitted to the
+   ``score_scale``, ``mancala_envs.agents.learned.learned_eval``), so the network is fitted to the
    target minus that term: it learns a correction of the game's own evaluation, and the
    search starts out as plain alpha-beta instead of as a search on an untrained network.
    With the blend, a share of the positions (``value.holdout``, a tenth) is never fitted, and
@@ -28,7 +28,7 @@ then fits the networks on the positions collected so far:
    Afrika and Widdershins).
 4. **Fitting.** Two MLPs on the encoded mover's observation (``value.encoding``,
    ``mancala_envs.core.encodings``; with ``value.features: moves`` plus the game's move
-   features, ``mancala_envs.games.move_features``): the value head (mean squared error) and the policy
+   features, ``mancala_envs.agents.learned.move_features``): the value head (mean squared error) and the policy
    head (cross-entropy with the search's move, or with ``value.policy_teacher: plain`` plain
    alpha-beta's move at the same depth, or at ``value.policy_teacher_depth`` plies while
    self-play keeps its own; with ``value.policy_temperature: T > 0`` as well, with the
@@ -54,7 +54,7 @@ then fits the networks on the positions collected so far:
    a buffer of their own, ``value.policy_replay`` or else ``value.replay`` positions, which
    ``--resume`` refills like the replay buffer); the value network, and so the games, stay the
    same). The result goes to ``evaluation.npz`` in the run folder
-   (``mancala_envs.agents.learned_eval``) after every iteration, so ``eval=RUN_DIR`` and
+   (``mancala_envs.agents.learned.learned_eval``) after every iteration, so ``eval=RUN_DIR`` and
    ``policy:RUN_DIR`` can play it while the run goes on.
 
 Checkpoints (``checkpoints/latest.zip``, a ``torch.save`` archive: both networks and the
@@ -80,12 +80,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
-from mancala_envs.agents.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, load_features,
+from mancala_envs.agents.learned.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, load_features,
                                                net_policy, network_input, own_evaluation, save_evaluation,
                                                scorer_width)
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
 from mancala_envs.core.encodings import encoding_spec
-from mancala_envs.games.move_features import move_feature_set, move_features
+from mancala_envs.agents.learned.move_features import move_feature_set, move_features
 from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.core.game import Game
 

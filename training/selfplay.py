@@ -48,7 +48,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from mancala_envs.agents.frozen_policy import PolicyOpponent
+from mancala_envs.agents.learned.frozen_policy import PolicyOpponent
 from mancala_envs.core.errors import InvalidOptionError, MancalaError
 from mancala_envs.vector import BatchEnv
 

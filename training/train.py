@@ -28,10 +28,10 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
 from mancala_envs.agents import make_agent
-from mancala_envs.agents.features import features_extractor
-from mancala_envs.agents.frozen_policy import PolicyOpponent, save_policy_evaluation
-from mancala_envs.agents.policy import PolicyAgent
-from mancala_envs.agents.progress import Progress
+from mancala_envs.agents.learned.features import features_extractor
+from mancala_envs.agents.learned.frozen_policy import PolicyOpponent, save_policy_evaluation
+from mancala_envs.agents.learned.policy import PolicyAgent
+from mancala_envs.evaluation.progress import Progress
 from mancala_envs.core.files import atomic_output
 
 from .config import TrainConfig
@@ -184,7 +184,7 @@ class Trainer(RunTrainer):
 
 
 class ProgressCallback(BaseCallback):
-    """Progress over the whole run (``mancala_envs.agents.progress``), the learner's returns for the
+    """Progress over the whole run (``mancala_envs.evaluation.progress``), the learner's returns for the
     learning curve, and rollout statistics for TensorBoard (``rollout/*``, at the end of each rollout):
     mean episode return and length (learner moves), episodes, and the win rate from each seat."""
 

@@ -13,7 +13,7 @@ from typing import Callable
 
 import torch
 
-from mancala_envs.agents.openings import OpeningSuite, opening_suite
+from mancala_envs.evaluation.openings import OpeningSuite, opening_suite
 from mancala_envs.registry import make_game
 
 from .config import TrainConfig

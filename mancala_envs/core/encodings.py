@@ -25,14 +25,14 @@ stores, a ply counter) gets ``MAX_LEVELS`` levels plus the exact value in the sc
 The functions are numba-compiled over one observation (``encode_into``) and over a batch
 (``encode_batch``, what numpy callers use: ``encode(spec, observations)``). An encoding is
 passed to jitted code as its integer ``code`` plus ``low``, ``scale`` and ``levels``, so one
-compiled loop serves every encoding and game (``mancala_envs.agents.learned_eval`` computes a
+compiled loop serves every encoding and game (``mancala_envs.agents.learned.learned_eval`` computes a
 network's first layer straight from the observation with ``first_layer_into``, touching only
 the rows of the columns that are not zero).
 
 For Rondell and Widdershins a network can also read *move features*: what each move captures
 (Rondell: where its last card lands, from the observation; Widdershins: every move and every
 reply played by the kernel on a copy of the position's state), appended after the encoding's
-columns (``mancala_envs.games.move_features``, ``value.features: moves``).
+columns (``mancala_envs.agents.learned.move_features``, ``value.features: moves``).
 """
 
 from __future__ import annotations

@@ -340,7 +340,7 @@ def _cards_in_play(state, colour):
 @njit(cache=True)
 def player_cards(state, player):
     """The cards of ``player``'s colour still in play (what both endings count; public for
-    ``mancala_envs.games.move_features``, which reads a move's captures from the afterstate)."""
+    ``mancala_envs.agents.learned.move_features``, which reads a move's captures from the afterstate)."""
     return _cards_in_play(state, _player_colour(state, player))
 
 
@@ -348,7 +348,7 @@ def player_cards(state, player):
 def pass_turn(state, params):
     """Give the turn to the other player without a move: a *null move*, not a rule of the game
     (the repetition record is left as it is). For look-ahead features that ask what a player
-    could capture were it their turn (``mancala_envs.games.move_features``)."""
+    could capture were it their turn (``mancala_envs.agents.learned.move_features``)."""
     state[O_HEAD + H_TO_MOVE] = 1 - state[O_HEAD + H_TO_MOVE]
 
 

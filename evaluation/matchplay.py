@@ -98,7 +98,7 @@ def play_game(game: Game, seated, seed: int | None, start: State | None = None) 
 
     Returns (actions, final state, truncated). An illegal choice raises ``MancalaError``
     naming the agent; reaching ``max_plies`` stops the game as a truncation. The arena
-    (``mancala_envs.agents.arena``) plays its games through this loop too.
+    (``mancala_envs.evaluation.arena``) plays its games through this loop too.
     """
     state = game.new_state(seed) if start is None else start.clone()
     actions: list[int] = []

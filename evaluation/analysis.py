@@ -35,10 +35,10 @@ import numpy as np
 from mancala_envs.core.game import Game, State
 from mancala_envs.registry import game_of
 
-from .base import Agent
+from mancala_envs.agents.base import Agent
 from .openings import position_key
-from .endgame import endgame_for
-from .solver import SolverTable, solve
+from mancala_envs.agents.endgame import endgame_for
+from mancala_envs.agents.solver import SolverTable, solve
 
 __all__ = ["OptimalMoveRate", "PositionValue", "move_values", "optimal_move_rate", "value"]
 

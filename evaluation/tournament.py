@@ -1,10 +1,10 @@
 """Round-robin tournaments: every pair of agents plays a match, then Elo and per-seat tables.
 
 ``round_robin(env, specs, openings, plies, seed)`` builds each agent from its spec
-(``mancala_envs.agents.specs``), draws one opening suite (``mancala_envs.agents.openings``)
+(``mancala_envs.agents.specs``), draws one opening suite (``mancala_envs.evaluation.openings``)
 and plays every pair over it (``play_match``: each opening from both seats, on every core),
 then fits Bradley-Terry Elo ratings with intervals bootstrapped over openings, anchored at
-``random`` = 0 (``mancala_envs.agents.ratings``; the first agent is the anchor when
+``random`` = 0 (``mancala_envs.evaluation.ratings``; the first agent is the anchor when
 ``random`` is not playing). Each agent's score (win 1, draw 1/2) comes with an interval
 bootstrapped over openings, overall and per seat. ``TournamentResult.table()`` is the
 printed table; ``to_dict()`` holds the suite and, under ``results``, one report per pair
@@ -34,7 +34,7 @@ from .openings import DEFAULT_OPENINGS, OpeningSuite, opening_suite
 from .paired_results import DRAW, LOSS, TRUNCATED, WIN, PairedResult, bootstrap_score_interval, score_of
 from .progress import Progress
 from .ratings import Ratings, bootstrap
-from .specs import make_agent
+from mancala_envs.agents.specs import make_agent
 
 
 SCORE_KEYS = ("games", "wins", "draws", "losses", "score", "score_ci")

@@ -2,7 +2,7 @@
 
 Every opening is played twice, each agent once in each seat; the score comes with a 95%
 interval bootstrapped over openings, per seat too, with the number of distinct games
-(``mancala_envs.agents.paired_results``). ``--json`` prints exactly the report's keys:
+(``mancala_envs.evaluation.paired_results``). ``--json`` prints exactly the report's keys:
 games, distinct_games, score, score_ci, wins, draws, losses, by_seat, openings.
 """
 
@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from mancala_envs.agents import make_agent, play_match
-from mancala_envs.agents.progress import Progress
+from mancala_envs.agents import make_agent
+from mancala_envs.evaluation import play_match
+from mancala_envs.evaluation.progress import Progress
 from mancala_envs.registry import make_game_from_args
 
 from .suite_options import add_backend_arguments, add_suite_arguments, check_backend_args, suite_from_args

@@ -17,7 +17,7 @@ from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.extras import install_command
 from mancala_envs.core.game import State
 
-from .base import Agent
+from mancala_envs.agents.base import Agent
 from .frozen_policy import PolicyOpponent
 
 

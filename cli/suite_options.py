@@ -13,7 +13,7 @@
 and where the games are played (``add_backend_arguments``):
 
     --backend local|ray  local processes (default), or a Ray cluster (the ray extra;
-                         mancala_envs.agents.ray_backend), with the same results for a seed
+                         mancala_envs.evaluation.ray_backend), with the same results for a seed
     --address ADDR       the Ray cluster: "auto" (the one `ray start --head` began here), an
                          address, or ray://HOST:10001; default: a local Ray started on demand
 """
@@ -24,8 +24,8 @@ import argparse
 import json
 from pathlib import Path
 
-from mancala_envs.agents.arena import BACKENDS
-from mancala_envs.agents.openings import DEFAULT_OPENINGS, OpeningSuite, initial_suite, opening_suite
+from mancala_envs.evaluation.arena import BACKENDS
+from mancala_envs.evaluation.openings import DEFAULT_OPENINGS, OpeningSuite, initial_suite, opening_suite
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.extras import require_extra
 from mancala_envs.core.game import Game

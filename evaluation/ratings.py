@@ -10,7 +10,7 @@ against ``random``): each pair that met gets ``PRIOR_DRAWS`` virtual draws (1). 
 ratings together a little; with 100 games per pair the effect is a few Elo.
 
 ``bootstrap`` resamples the openings of the suite every pair played (the opening pair of
-games is the unit of independence: ``mancala_envs.agents.arena``), refits, and reports the
+games is the unit of independence: ``mancala_envs.evaluation.arena``), refits, and reports the
 2.5 and 97.5 percentiles of each rating: a 95% interval, anchored like the estimate.
 """
 

@@ -1,6 +1,6 @@
 """``mancala play``: a person plays any game against any agent, in the terminal or a window.
 
-See ``mancala_envs.agents.play`` for the commands of a game (hint, undo, save, ...).
+See ``mancala_envs.cli.play_session`` for the commands of a game (hint, undo, save, ...).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mancala_envs.agents.play import DEFAULT_HINT, DEFAULT_OPPONENT, PlaySession, play_in_terminal
+from mancala_envs.cli.play_session import DEFAULT_HINT, DEFAULT_OPPONENT, PlaySession, play_in_terminal
 from mancala_envs.agents.specs import make_agent
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.game import Game
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if args.delay < 0:
         raise MancalaError(f"--delay must be >= 0 seconds, got {args.delay}")
     if args.window:
-        from mancala_envs.render.window import play_in_window
+        from mancala_envs.cli.play_window import play_in_window
 
         return play_in_window(session, save_path=args.save, default_save=default_save_path(session.game),
                               delay=args.delay)

@@ -3,7 +3,7 @@
 ``play_match(env, agent_a, agent_b, openings=100, plies=None, seed=0, workers=1)``
 
 * ``openings`` is a number of openings (a suite is drawn with ``opening_suite(env, openings,
-  plies, seed)``, whose ``plies`` default suits the game; ``mancala_envs.agents.openings``) or a ready ``OpeningSuite``; the match
+  plies, seed)``, whose ``plies`` default suits the game; ``mancala_envs.evaluation.openings``) or a ready ``OpeningSuite``; the match
   is ``2 * len(suite)`` games. Game ``2i`` starts from opening ``i`` with agent A as
   ``player_0``, game ``2i + 1`` from the same opening with A as ``player_1``, so the luck of
   a deal or of an opening favours each agent once per pair.
@@ -14,12 +14,12 @@
   games; the parent forks them (Linux), so the agents, the game and numba's compiled code
   are inherited, not pickled. ``workers=1`` plays in this process.
 * ``backend="ray"`` plays the games on a Ray cluster instead (``address``: the cluster, default
-  a local Ray started on demand; ``mancala_envs.agents.ray_backend``), split by opening pairs,
+  a local Ray started on demand; ``mancala_envs.evaluation.ray_backend``), split by opening pairs,
   with the same results as the local processes for the same seed. The default ``"local"``
   never imports Ray.
 * A game reaching the id's ``max_plies`` is truncated: neither win, draw nor loss.
 
-Returns a ``PairedResult`` (``mancala_envs.agents.paired_results``): the score with a
+Returns a ``PairedResult`` (``mancala_envs.evaluation.paired_results``): the score with a
 bootstrap interval over openings, per seat, and the number of distinct games.
 """
 
@@ -34,11 +34,11 @@ import numpy as np
 from mancala_envs.core.game import Game, State
 from mancala_envs.registry import game_of
 
-from .base import Agent
+from mancala_envs.agents.base import Agent
 from .matchplay import play_game as play_out
 from .openings import DEFAULT_OPENINGS, OpeningSuite, opening_suite
 from .paired_results import DRAW, LOSS, TRUNCATED, WIN, PairedResult
-from .specs import make_agent
+from mancala_envs.agents.specs import make_agent
 
 BACKENDS = ("local", "ray")
 

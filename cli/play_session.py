@@ -37,8 +37,8 @@ from mancala_envs.core.notation import result_line
 from mancala_envs.records import GameRecord, save_json
 from mancala_envs.render import describe_move
 
-from .base import Agent
-from .human import HumanAgent
+from mancala_envs.agents.base import Agent
+from mancala_envs.agents.human import HumanAgent
 
 DEFAULT_OPPONENT = "alphabeta:depth=4"
 DEFAULT_HINT = "alphabeta:time=1"

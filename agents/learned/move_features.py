@@ -16,7 +16,7 @@ in the kernels, sow-on laps, repetitions and the endings included.
 
 ``features: moves`` in a value config (``value.features``) appends them to the encoded
 observation (``mancala_envs.core.encodings``) as extra input columns; the evaluation file
-records the set and its version (``FEATURE_VERSIONS``; ``mancala_envs.agents.learned_eval``
+records the set and its version (``FEATURE_VERSIONS``; ``mancala_envs.agents.learned.learned_eval``
 refuses a file of another version), and the jitted forward pass inside alpha-beta and MCTS
 computes them at the leaf from its state (``features_into``, through
 ``learned_eval.load_features``).
@@ -175,28 +175,28 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from ..core.compiled import cached_njit
-from ..core.errors import MancalaError
-from ..core.jit_helpers import copy_into
-from .progressive import apply as progressive_apply
-from .progressive import current_player as progressive_current_player
-from .progressive import legal_mask as progressive_legal_mask
-from .progressive import observe as progressive_observe
-from .progressive import returns as progressive_returns
-from .progressive import scores as progressive_scores
-from .rondell import apply as rondell_apply
-from .rondell import current_player as rondell_current_player
-from .rondell import legal_mask as rondell_legal_mask
-from .rondell import returns as rondell_returns
-from .rondell import scores as rondell_scores
-from .widdershins import A_ACE_CW, CAP, NUM_ACTIONS, N_POS
-from .widdershins import apply as widdershins_apply
-from .widdershins import current_player as widdershins_current_player
-from .widdershins import legal_mask as widdershins_legal_mask
-from .widdershins import pass_turn as widdershins_pass_turn
-from .widdershins import player_cards as widdershins_player_cards
-from .widdershins import returns as widdershins_returns
-from .widdershins import scores as widdershins_scores
+from mancala_envs.core.compiled import cached_njit
+from mancala_envs.core.errors import MancalaError
+from mancala_envs.core.jit_helpers import copy_into
+from mancala_envs.games.progressive import apply as progressive_apply
+from mancala_envs.games.progressive import current_player as progressive_current_player
+from mancala_envs.games.progressive import legal_mask as progressive_legal_mask
+from mancala_envs.games.progressive import observe as progressive_observe
+from mancala_envs.games.progressive import returns as progressive_returns
+from mancala_envs.games.progressive import scores as progressive_scores
+from mancala_envs.games.rondell import apply as rondell_apply
+from mancala_envs.games.rondell import current_player as rondell_current_player
+from mancala_envs.games.rondell import legal_mask as rondell_legal_mask
+from mancala_envs.games.rondell import returns as rondell_returns
+from mancala_envs.games.rondell import scores as rondell_scores
+from mancala_envs.games.widdershins import A_ACE_CW, CAP, NUM_ACTIONS, N_POS
+from mancala_envs.games.widdershins import apply as widdershins_apply
+from mancala_envs.games.widdershins import current_player as widdershins_current_player
+from mancala_envs.games.widdershins import legal_mask as widdershins_legal_mask
+from mancala_envs.games.widdershins import pass_turn as widdershins_pass_turn
+from mancala_envs.games.widdershins import player_cards as widdershins_player_cards
+from mancala_envs.games.widdershins import returns as widdershins_returns
+from mancala_envs.games.widdershins import scores as widdershins_scores
 
 __all__ = ["FEATURE_SETS", "MoveFeatureError", "MoveFeatures", "features_into", "move_feature_set",
            "move_features"]

@@ -13,7 +13,7 @@ import argparse
 import json
 
 from mancala_envs.agents.specs import make_agent
-from mancala_envs.agents.tournament import json_default, round_robin
+from mancala_envs.evaluation.tournament import json_default, round_robin
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.registry import make_game_from_args
 

@@ -14,9 +14,9 @@ One module per subcommand; each has ``add_parser(subparsers)`` and ``run(args)``
     mancala replay ... --gif OUT.gif [--fps F] [--frames DIR]
                                                   also draw it: an animated GIF, PNG frames
     mancala play ID [key=value ...] [--opponent SPEC] [--seat 0|1|random] [--window] ...
-                                                  play against an agent (mancala_envs.agents.play)
+                                                  play against an agent (mancala_envs.cli.play_session)
     mancala tournament ID --agents SPEC ... [--games N]
-                                                  round robin with Elo ratings (mancala_envs.agents.tournament)
+                                                  round robin with Elo ratings (mancala_envs.evaluation.tournament)
     mancala solve ID [key=value ...] [--json]     exact value and best move of the start position
     mancala train CONFIG [key=value ...] | --resume RUN_DIR
                                                   self-play training (mancala_envs.training)

@@ -5,7 +5,7 @@ every time it starts from the same position. A hundred games from the initial po
 between two such agents are one game replayed a hundred times, and an interval computed as
 if they were independent says nothing. An evaluation therefore starts its games from an
 *opening suite*: ``n`` distinct positions, each played twice with the seats swapped (the
-pair is the unit of independence: ``mancala_envs.agents.arena``).
+pair is the unit of independence: ``mancala_envs.evaluation.arena``).
 
 ``opening_suite(env_id, n, plies=None, seed=0, balanced=None, **options)``
 
@@ -53,7 +53,7 @@ from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.game import Game, State
 from mancala_envs.registry import game_of, make_game
 
-from .search import WIN_BONUS, search
+from mancala_envs.agents.search import WIN_BONUS, search
 
 # Candidates drawn per requested opening before giving up (duplicates, games that end).
 ATTEMPTS_PER_OPENING = 50

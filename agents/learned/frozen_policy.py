@@ -5,13 +5,13 @@ move picker of ``PolicyAgent``.
 ``act(obs, masks, rng) -> actions`` for a whole batch. The forward pass runs as numpy matrix
 products (``numpy_networks``), an order of magnitude cheaper per call than torch's module
 machinery for networks this small, for every network ``mancala train`` builds: any input
-extractor of ``mancala_envs.agents.features`` (raw counts, ``log1p``, the encodings of
+extractor of ``mancala_envs.agents.learned.features`` (raw counts, ``log1p``, the encodings of
 ``mancala_envs.core.encodings``), any layer sizes, ReLU or tanh. Any other architecture
 falls back to torch. torch and SB3 are imported only when a snapshot is taken.
 
 ``numpy_networks(policy)`` also gives the value net in the same form, and
 ``save_policy_evaluation(policy, game, run_dir)`` writes both into the run's
-``evaluation.npz`` (``mancala_envs.agents.learned_eval``): the value head is the search's
+``evaluation.npz`` (``mancala_envs.agents.learned.learned_eval``): the value head is the search's
 evaluation (``alphabeta:depth=6,eval=RUN_DIR``), the policy head MCTS's priors. The value
 head estimates the learner's discounted return at its turn: the result for the player to
 move, shrunk by ``gamma`` per learner move to the end (and shaped by the score margin
@@ -125,7 +125,7 @@ class PolicyOpponent:
 def numpy_networks(policy: Any) -> NumpyNetworks | None:
     """The policy's input features, actor and value net as numpy arrays, or None when the
     architecture is not one ``mancala train`` builds (an input extractor of
-    ``mancala_envs.agents.features``, separate or shared, then tanh or ReLU dense layers)."""
+    ``mancala_envs.agents.learned.features``, separate or shared, then tanh or ReLU dense layers)."""
     import torch.nn as nn
 
     from .features import numpy_features

@@ -32,7 +32,7 @@ key                                       value
                                           summary); a non-linear reading of what each move does
 ``source``                                who wrote it (``"ppo"``, ``"search-bootstrap"``, ...)
 ``features``                              optional, default ``"none"``: ``"moves"`` appends the game's
-                                          move features (``mancala_envs.games.move_features``: what each
+                                          move features (``mancala_envs.agents.learned.move_features``: what each
                                           move captures and what the opponent can capture in reply)
                                           to the encoded observation; the layers' input width counts
                                           them
@@ -88,11 +88,11 @@ from mancala_envs.core.encodings import ENCODINGS, EncodingSpec, encode, encodin
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.files import atomic_output
 from mancala_envs.core.game import Game, State
-from mancala_envs.games.move_features import (MoveFeatureError, MoveFeatures, features_into, features_into_for,
+from mancala_envs.agents.learned.move_features import (MoveFeatureError, MoveFeatures, features_into, features_into_for,
                                               move_feature_set, move_features)
 from mancala_envs.registry import make_game
 
-from .base import Agent
+from mancala_envs.agents.base import Agent
 
 __all__ = ["EVAL_FILE", "EVAL_FORMAT", "EVAL_FORMATS", "EvalFileError", "EvalNet", "LearnedEval", "LearnedPolicyAgent",
            "blended_value", "input_width", "features_loader", "load_evaluation", "load_features", "net_policy", "net_value", "network_input",
@@ -337,7 +337,7 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
     if feats.width and version != feats.version:
         raise EvalFileError(
             f"{where} was trained on version {version} of {game.family}'s move features; this package computes "
-            f"version {feats.version} (mancala_envs.games.move_features), whose columns its weights cannot read: "
+            f"version {feats.version} (mancala_envs.agents.learned.move_features), whose columns its weights cannot read: "
             f"train the run again"
         )
     value = _check_layers(f"{where} (value)", value, spec.width + feats.width, 1)

@@ -5,7 +5,7 @@
 ``mancala_envs.core.encodings.ENCODINGS`` (``onehot``, ``thermometer``, ``scaled``) is
 ``EncodedObservation``, the same encoding function the search's learned evaluation reads, so
 a run's networks can be exported as an ``evaluation.npz`` that search agents load
-(``mancala_envs.agents.learned_eval``). Measured on Kalah(6,4) (the issue's quick run),
+(``mancala_envs.agents.learned.learned_eval``). Measured on Kalah(6,4) (the issue's quick run),
 one-hot counts raised the bare network from 93 / 31 / 23 / 13% to 100 / 45 / 46 / 25%
 against random / greedy / alpha-beta depth 2 / depth 4.
 

@@ -1,6 +1,6 @@
 """The Ray backend of the arena: a match's games played by long-lived workers on a Ray cluster.
 
-``play_match(..., backend="ray", address=None)`` (``mancala_envs.agents.arena``) hands its
+``play_match(..., backend="ray", address=None)`` (``mancala_envs.evaluation.arena``) hands its
 games here instead of to forked processes; ``mancala match/eval/tournament --backend ray``,
 ``backend: ray`` in a training config and ``round_robin(..., backend="ray")`` all end here.
 Needs the ``ray`` extra (``pip install "mancala-envs[ray]"``); nothing else imports this module
