@@ -8,7 +8,8 @@ one dealt game from both seats is ``play_deal_match`` (``matchplay``); ``round_r
 agent's moves against the exact solver. This layer reads the agents and the env layer only.
 """
 
-from .arena import play_game, play_match
+from .arena import play_match
+from .game_play import PlayedGame, play_game
 from .matchplay import play_deal_match
 from .openings import OpeningError, OpeningSuite, initial_suite, opening_suite
 from .paired_results import PairedResult
@@ -17,6 +18,7 @@ __all__ = [
     "OpeningError",
     "OpeningSuite",
     "PairedResult",
+    "PlayedGame",
     "initial_suite",
     "opening_suite",
     "play_deal_match",

@@ -31,27 +31,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mancala_envs.core.game import Game, State
+from mancala_envs.core.game import Game
 from mancala_envs.registry import game_of
 
 from mancala_envs.agents.base import Agent
-from .matchplay import play_game as play_out
+from .game_play import play_game
 from .openings import DEFAULT_OPENINGS, OpeningSuite, opening_suite
 from .paired_results import DRAW, LOSS, TRUNCATED, WIN, PairedResult
 from mancala_envs.agents.specs import make_agent
 
 BACKENDS = ("local", "ray")
-
-
-def play_game(game, agents: tuple[Agent, Agent], seed: int | None,
-              start: State | None = None) -> tuple[list[float], list[int], list[int], bool]:
-    """One game, ``agents[p]`` playing player ``p``, from ``start`` or ``new_state(seed)``.
-
-    Returns (returns, scores, actions, truncated)."""
-    actions, state, truncated = play_out(game, agents, seed, start)
-    if truncated:
-        return [0.0, 0.0], state.scores(), actions, True
-    return state.returns(), state.scores(), actions, False
 
 
 def agent_seeds(suite: OpeningSuite) -> np.ndarray:
@@ -71,8 +60,8 @@ def play_indexed(job: dict, g: int) -> tuple[int, list[float], list, list[int], 
     a.reset(seed=int(job["agent_seeds"][g, 0]))
     b.reset(seed=int(job["agent_seeds"][g, 1]))
     seated = (a, b) if seat_a == 0 else (b, a)
-    rets, scores, actions, truncated = play_game(suite.game, seated, None, start=suite.start(g // 2))
-    return g, rets, scores, actions, truncated
+    played = play_game(suite.game, seated, start=suite.start(g // 2))
+    return g, played.returns, played.scores, played.actions, played.truncated
 
 
 def _play_indexed(g: int) -> tuple[int, list[float], list, list[int], bool]:

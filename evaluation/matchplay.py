@@ -26,9 +26,11 @@ from typing import Any
 import numpy as np
 
 from mancala_envs.core.errors import MancalaError
-from mancala_envs.core.game import Game, State
+from mancala_envs.core.game import Game
 from mancala_envs.records import GameRecord
 from mancala_envs.registry import game_of
+
+from .game_play import play_game
 
 
 @dataclass
@@ -93,30 +95,6 @@ class DealMatchResult:
         }
 
 
-def play_game(game: Game, seated, seed: int | None, start: State | None = None) -> tuple[list[int], Any, bool]:
-    """One game from ``start`` (a copy of it), else from ``game.new_state(seed)``; ``seated[p]`` plays player ``p``.
-
-    Returns (actions, final state, truncated). An illegal choice raises ``MancalaError``
-    naming the agent; reaching ``max_plies`` stops the game as a truncation. The arena
-    (``mancala_envs.evaluation.arena``) plays its games through this loop too.
-    """
-    state = game.new_state(seed) if start is None else start.clone()
-    actions: list[int] = []
-    while not state.is_terminal():
-        if state.is_truncated():
-            return actions, state, True
-        agent = seated[state.current_player]
-        action = agent.act(state.clone())
-        if not state.is_legal(action):
-            raise MancalaError(
-                f"{game.env_id}: agent {getattr(agent, 'name', agent)!r} chose action {action!r}, which is not "
-                f"legal for player {state.current_player}; legal actions: {state.legal_actions()}"
-            )
-        state.apply(int(action))
-        actions.append(int(action))
-    return actions, state, False
-
-
 def play_deal_match(env: str | Game, agent_a, agent_b, seed: int, **options: Any) -> DealMatchResult:
     """Play the deal of ``seed`` twice, each agent starting once; sum each agent's points.
 
@@ -136,13 +114,11 @@ def play_deal_match(env: str | Game, agent_a, agent_b, seed: int, **options: Any
         agent_a.reset(seed=int(agent_seeds[2 * number]))
         agent_b.reset(seed=int(agent_seeds[2 * number + 1]))
         seated = (agent_a, agent_b) if a_seat == 0 else (agent_b, agent_a)
-        actions, final, truncated = play_game(game, seated, seed)
-        scores = final.scores()
-        record = GameRecord.from_game(game, actions, seed=seed)
+        played = play_game(game, seated, seed)
+        scores = played.scores
+        record = GameRecord.from_game(game, played.actions, seed=seed)
         names = (name_a, name_b) if a_seat == 0 else (name_b, name_a)
-        result.games.append(
-            DealGame(record, names, a_seat, scores, [0.0, 0.0] if truncated else final.returns(), truncated)
-        )
+        result.games.append(DealGame(record, names, a_seat, scores, played.returns, played.truncated))
         result.points["a"] += scores[a_seat]
         result.points["b"] += scores[1 - a_seat]
     return result

@@ -58,7 +58,7 @@ def game_gif(env_id: str) -> bytes:
     """The first ``GIF_PLIES`` plies of a seeded game between ``GIF_AGENTS``, as GIF bytes."""
     game = make_game(env_id)
     agents = tuple(make_agent(spec, seed=k) for k, spec in enumerate(GIF_AGENTS))
-    _, _, actions, _ = play_game(game, agents, seed=1)
+    actions = play_game(game, agents, seed=1).actions
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "game.gif"
         save_gif(frames_of_game(game, actions[:GIF_PLIES], seed=1), path, fps=2)

@@ -21,7 +21,8 @@ OUT = Path(__file__).resolve().parent.parent / "docs" / "records" / "afrika-v0-s
 def main() -> None:
     game = make_game("afrika-v0")
     agents = (make_agent("alphabeta:depth=4", seed=1), make_agent("greedy", seed=2))
-    _, scores, actions, truncated = play_game(game, agents, seed=0)
+    played = play_game(game, agents, seed=0)
+    scores, actions, truncated = played.scores, played.actions, played.truncated
     assert not truncated
     write_text_atomic(OUT, notation.format(game, actions) + "\n")
     print(f"wrote {OUT}: {len(actions)} plies, final scores {scores}")

@@ -279,7 +279,7 @@ def test_replay_json_records_of_any_game(tmp_path, capsys):
         from mancala_envs.agents import RandomAgent
         from mancala_envs.evaluation import play_game
 
-        _, _, actions, _ = play_game(game, (RandomAgent(1), RandomAgent(2)), seed=4)
+        actions = play_game(game, (RandomAgent(1), RandomAgent(2)), seed=4).actions
         path = tmp_path / f"{env_id}.json"
         save_json(GameRecord.from_game(game, actions, seed=4), path)
         final = GameRecord.from_game(game, actions, seed=4).replay()[-1]

@@ -12,7 +12,7 @@ import pytest
 import mancala_envs
 from mancala_envs.core.errors import InvalidOptionError
 from mancala_envs.agents import AGENT_FACTORIES, AgentSpecError, HumanAgent, RandomAgent, make_agent
-from mancala_envs.evaluation import play_match
+from mancala_envs.evaluation import PlayedGame, play_game, play_match
 from mancala_envs.evaluation.openings import OpeningError, opening_suite
 from mancala_envs.evaluation.paired_results import LOSS, TRUNCATED, WIN, PairedResult
 from mancala_envs.cli import solve as solve_command
@@ -61,6 +61,31 @@ def test_human_agent_reads_notation_and_retries():
     assert "legal moves: 6, 5, 4, 3, 2, 1" in text and text.count("not a legal move") == 2
     with pytest.raises(EOFError):
         HumanAgent(stdin=io.StringIO(""), stdout=io.StringIO()).act(state)
+
+
+def test_play_game_reports_the_game_it_played():
+    game = mancala_envs.make_game("kalah-v0", pits=3, seeds=2)
+    played = play_game(game, (RandomAgent(1), RandomAgent(2)), seed=0)
+    assert isinstance(played, PlayedGame) and played.state.is_terminal() and not played.truncated
+    replayed = game.new_state(0)
+    for action in played.actions:
+        replayed.apply(action)
+    assert replayed.scores() == played.scores and replayed.returns() == played.returns
+    # a ply cap stops the game as a truncation: zero returns, the points taken so far
+    capped = mancala_envs.make_game("kalah-v0", pits=3, seeds=2, max_plies=3)
+    cut = play_game(capped, (RandomAgent(1), RandomAgent(2)), seed=0)
+    assert cut.truncated and cut.returns == [0.0, 0.0] and len(cut.actions) == 3
+
+
+def test_play_game_names_an_agent_that_plays_an_illegal_move():
+    class Stubborn:
+        name = "stubborn"
+
+        def act(self, state):
+            return 99
+
+    with pytest.raises(MancalaError, match="agent 'stubborn' chose action 99"):
+        play_game(mancala_envs.make_game("kalah-v0"), (Stubborn(), RandomAgent(0)), seed=0)
 
 
 def test_match_on_two_processes_equals_one():

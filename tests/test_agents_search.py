@@ -315,15 +315,15 @@ def test_mcts_rollouts_stop_once_a_majority_decides(compiled):
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_every_agent_plays_every_id(env_id, compiled):
-    from mancala_envs.evaluation.arena import play_game
+    from mancala_envs.evaluation import play_game
 
     game = mancala_envs.make_game(env_id)
     specs = ["random", "greedy:max_chain=8", "alphabeta:depth=2", "alphabeta:time=0.01", "mcts:sims=20",
              "mcts:time=0.01"]
     for k, spec in enumerate(specs):
         agent = make_agent(spec, seed=k)
-        rets, scores, actions, truncated = play_game(game, (agent, RandomAgent(seed=k)), seed=k)
-        assert len(actions) > 0 and (truncated or sum(rets) == 0)
+        played = play_game(game, (agent, RandomAgent(seed=k)), seed=k)
+        assert len(played.actions) > 0 and (played.truncated or sum(played.returns) == 0)
     small, opts = small_game(env_id)
     if opts:
         start = small.new_state(0)
@@ -332,8 +332,8 @@ def test_every_agent_plays_every_id(env_id, compiled):
         except Budget:
             return
         solver = make_agent("solver:memory=4M", seed=0)
-        rets, _, _, truncated = play_game(small, (solver, RandomAgent(seed=1)), seed=0)
-        assert truncated or rets[0] >= 0 or solve(small).value < 0
+        played = play_game(small, (solver, RandomAgent(seed=1)), seed=0)
+        assert played.truncated or played.returns[0] >= 0 or solve(small).value < 0
 
 
 def test_optimal_move_rate(compiled):

@@ -12,7 +12,7 @@ from mancala_envs.records import GameRecord, RecordError, load_json, save_json
 @pytest.mark.parametrize("env_id", mancala_envs.list_envs())
 def test_record_round_trip_for_every_id(env_id, tmp_path):
     game = mancala_envs.make_game(env_id)
-    _, _, actions, _ = play_game(game, (RandomAgent(1), RandomAgent(2)), seed=9)
+    actions = play_game(game, (RandomAgent(1), RandomAgent(2)), seed=9).actions
     record = GameRecord.from_game(game, actions, seed=9)
     assert record.result["terminal"] is True and record.result["plies"] == len(actions)
     path = tmp_path / "game.json"

@@ -269,7 +269,7 @@ def test_env_without_pictures_does_no_drawing_work():
 # -- replay pictures ------------------------------------------------------------------------------
 def test_replay_json_record_as_gif_and_png_frames(tmp_path, capsys):
     game = mancala_envs.make_game("kalah-v0", pits=4, seeds=3)
-    _, _, actions, _ = play_game(game, (RandomAgent(1), RandomAgent(2)), seed=4)
+    actions = play_game(game, (RandomAgent(1), RandomAgent(2)), seed=4).actions
     record_path = tmp_path / "game.json"
     save_json(GameRecord.from_game(game, actions, seed=4), record_path)
     gif, frames = tmp_path / "game.gif", tmp_path / "frames"
@@ -289,7 +289,7 @@ def test_replay_json_record_as_gif_and_png_frames(tmp_path, capsys):
 
 def test_replay_text_record_as_gif(tmp_path, capsys):
     game = mancala_envs.make_game("afrika-v0", holes=4, stones=2)
-    _, _, actions, _ = play_game(game, (RandomAgent(3), RandomAgent(4)), seed=None)
+    actions = play_game(game, (RandomAgent(3), RandomAgent(4)), seed=None).actions
     text_path = tmp_path / "game.txt"
     text_path.write_text(notation.format(game, actions))
     gif = tmp_path / "out.gif"
