@@ -80,6 +80,7 @@ def kind_of(data: dict) -> str:
     return "other"
 
 
+SETTING_ORDER = {"main": 0, "default": 1}  # strength.py's settings, in the order the page shows them
 PAGE_OF_KIND = {"speed": "performance", "boards": "solver", "midgame": "solver", "strength": "strength",
                 "other": "performance"}
 
@@ -381,7 +382,10 @@ def build_pages(results: dict[str, dict]) -> dict[str, str]:
         page = data.get("page") if kind == "recorded" else PAGE_OF_KIND[kind]
         if page not in PAGES:
             raise ResultsError(f"benchmarks/results/{name}: page {page!r} is not one of {sorted(PAGES)}")
-        order = (1, data.get("order", 0), name) if kind in ("recorded", "other") else (0, 0, name)
+        if kind in ("recorded", "other"):
+            order = (1, data.get("order", 0), name)
+        else:  # the script files first; the main job's and the default setting's strength first
+            order = (0, SETTING_ORDER.get(data.get("setting"), len(SETTING_ORDER)), name)
         sections[page].append((order, RENDERERS[kind](name, data)))
     pages = {}
     for page, title in PAGES.items():
@@ -435,7 +439,8 @@ def headline_rows(results: dict[str, dict]) -> list[tuple[str, str, str]]:
     if solved:
         b = max(solved, key=lambda board: (board["pits"] * board["seeds"], -board.get("cold_start_seconds", 0)))
         rows.append((f"Solver, largest board solved: `{b['id']}` {b['pits']}x{b['seeds']}",
-                     f"{b['value']:+d} in {seconds(b.get('cold_start_seconds'))}", "solver"))
+                     f"{b['value']:+d} in {seconds(b.get('cold_start_seconds'))}"
+                     + (" (its endgame database loaded from the cache)" if b.get("cache") == "warm" else ""), "solver"))
     return rows
 
 
