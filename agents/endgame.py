@@ -24,8 +24,8 @@ table's SHA-256; both are written atomically. A file whose description is missin
 other rules, or whose size or checksum does not match is rebuilt, never trusted. A layer's
 positions are numbered the same way whatever the table's size, so a table of ``N`` seeds is
 the first layers of every larger one: a build starts from the largest sound cached table of
-the same rules and fewer seeds and builds only the layers above it (Kalah(6,5): ``N = 24``
-on top of the cached ``N = 23`` builds 417 M positions instead of 1.25 G).
+the same rules and fewer seeds and builds only the layers above it (a fraction of the whole
+table's positions).
 
 Supported: one-way sowing without a chosen start (every registered Kalah id but
 ``kalah-bidirectional-v0`` and ``kalah-chosen-start-v0``). The values are those of the game
@@ -33,20 +33,14 @@ without a ply cap: the solver uses a table only when the cap is at least
 ``CAP_MARGIN`` plies away.
 
 Default size (``default_seeds``): the largest ``N`` whose table holds at most
-``DEFAULT_POSITIONS`` positions (20 M: ``N = 15`` on six holes, built in about 8 s, so
-Kalah(6,4) solves from a cold start in about 30 s), and below the game's seed total. Games of
+``DEFAULT_POSITIONS`` positions (``N = 15`` on six holes: small enough that Kalah(6,4)'s
+cold start, which includes the build, stays short), and below the game's seed total. Games of
 ``LARGE_GAME_SEEDS`` seeds or more (Kalah(6,5)) are solved many times per build (the
 database is built once per machine and rule set, the solve is repeated), so they
-get up to ``LARGE_POSITIONS`` (2.8 G: ``N = 26`` on six holes, 2.7 GB, built once and loaded
-after; built on top of a cached ``N = 25`` in 2452 s niced at load 10 to 13). Kalah(6,4), one search thread: 51.7 M nodes with ``N = 15``, 15.3 M with ``N = 20``,
-5.5 M with ``N = 23``. Kalah(6,5), four openings of 10 to 12 random plies (49 to 52 seeds on
-the board; ``benchmarks/solve.py --boards 6x5 --midgame 4 --plies 10-12``): 124.1 M nodes with
-``N = 23``, 87.0 M with ``N = 24`` (each opening 0.66 to 0.71 times its ``N = 23`` count);
-``N = 25`` takes 0.65 to 0.70 times ``N = 24``'s nodes on seven openings, and 0.71 times its CPU
-time on one of them (17.3 to 18.6 s against 25.3 to 25.4 s). ``N = 26`` on four openings (49 to
-55 seeds): 28.34 M nodes against 41.99 M with ``N = 25`` (0.67 times), 15.91 CPU s against 23.76 s.
-With ``N = 26`` loaded, Kalah(6,5) solves (+12) in 1.2 to 1.4 G nodes, 4.3 to 5.0 minutes on two
-quiet cores (README, Solver).
+get up to ``LARGE_POSITIONS`` (``N = 26`` on six holes, built once, layer on layer, and loaded
+after). Each added layer cuts the solver's nodes on the same positions
+(``benchmarks/solve.py --midgame``), which is what makes Kalah(6,5) solvable; the sizes,
+build times and node counts are on the docs' solver page.
 """
 
 from __future__ import annotations
@@ -214,7 +208,7 @@ def _build_layer_function(kernel):
     def build_range(params_owned, template_owned, values_owned, offsets_owned, ways_owned, seeds, first, last,
                     done_owned):
         """Solve positions ``first`` to ``last - 1`` of layer ``seeds`` (and what they need)."""
-        # without reference counts: the threads' atomic counts on shared arrays cost 8% of a build
+        # without reference counts: the threads' atomic counts on shared arrays slowed the build
         params = unowned(params_owned)
         template = unowned(template_owned)
         values = unowned(values_owned)

@@ -33,8 +33,9 @@ inlined into it, its arrays used without reference counts and the params vector 
 registers once per search (``mancala_envs.core.inline``, as ``core.playout`` does); the
 selection step keeps each node's mean return and ``1/sqrt(visits)`` up to date in the
 backup, so choosing a child costs a multiply-add, and ``sqrt(ln N)`` and ``1/sqrt(n)`` come
-from tables filled as the root's visits grow (the same values as computed each time). On Kalah(6,4) from the start, 20,000
-simulations run at about 500 k simulations/s on one core (``benchmarks/run.py``, figure (i)).
+from tables filled as the root's visits grow (the same values as computed each time).
+Its speed against OpenSpiel's C++ ``MCTSBot`` is ``benchmarks/search.py``'s figure, shown on
+the docs' performance page.
 
 Learned evaluation (``mcts_search(..., evaluation=...)``, ``mcts:sims=800,eval=RUN_DIR``):
 step 3 values the new node by the evaluation's value head (``mancala_envs.agents.learned.learned_eval``,
@@ -274,8 +275,8 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits):
 
     The kernel's functions are closure variables (``core.inline.inline_kernel``), not
     arguments, so numba inlines them; every array is used through an ``unowned`` view, so
-    the inlined bodies count no references. Together: about 25% less time per rollout ply
-    than calling the functions (see ``mancala_envs.core.inline``). Cached on disk per kernel
+    the inlined bodies count no references. Together they save a good part of the time per
+    rollout ply against calling the functions (see ``mancala_envs.core.inline``). Cached on disk per kernel
     by ``core.compiled.cached_njit`` (numba's ``cache=True`` cannot keep a closure). The phases
     are ``inline="always"`` too: one compiled loop, as if written in one piece. ``width``:
     the length of the params vector, read into registers (``core.inline.params_reader``).

@@ -28,7 +28,8 @@ to move at the node being searched.
 * end of the game: ``1e6 * returns[me] + d`` (a win always beats any score margin, then the
   margin counts).
 
-Per family, what ``d`` means:
+What ``d`` means in each family is listed below, after the learned evaluation, which
+replaces it at the leaves.
 
 Learned evaluation: ``search(..., evaluation=...)`` and ``AlphaBetaAgent(eval=RUN_DIR)``
 (``alphabeta:depth=6,eval=RUN_DIR``) value every leaf that is not the end of the game by a

@@ -15,18 +15,16 @@ How it searches
   4, ... (leaves valued by the score difference, database positions exactly) until they
   have spent ``DEEPENING_NODES`` nodes, on a table of their own (``GUESS_TABLE_BYTES``; their
   moves prove nothing and would take the exact search's entries). It does not pay, so it is
-  off by default: on Kalah(6,4) (one thread, N = 20 database) the seven passes from 0 take
-  15.33 M nodes, of which the five below the value only 0.88 M; the cost is in the last two,
-  proving ``>= 10`` (2.43 M) and ``<= 10`` (12.02 M), which every guess must search. With a
-  1 M-node deepening guess (8, after depth 18): 1.72 M nodes for the guess, then three passes
-  of 14.97 M, 16.69 M in all.
+  off by default: the passes below the value are a small part of a solve from 0; the cost is
+  in the last two (proving the value from below and from above), which every guess must
+  search, and the deepening's own nodes come on top (the docs' solver page).
 * **Position key** (``Game.position_key_indices``): the transposition table is keyed on the
   part of the state that decides the future, not on bookkeeping (the ply counter, the last
   move), so lines that meet in one position share its entry. Where the scores decide
   nothing ahead (``Game.key_excludes_scores``: Kalah, whose stores only add up) the key
   leaves them out too and the table holds values relative to the mover's current margin,
-  so positions that differ only in their stores share one entry (Kalah(6,3): 10.9 M nodes
-  keyed with the stores, 8.7 M without). Where a line reaches the ply
+  so positions that differ only in their stores share one entry (fewer nodes than keyed with
+  the stores). Where a line reaches the ply
   cap, the key alone would mix capped and uncapped values: the solve is then run again with
   the ply counter in the key (and the table cleared), so the value is exact for the capped
   game too.
@@ -40,10 +38,8 @@ How it searches
   ``NEAR_ABOVE`` stones more on the board than the endgame database holds (Kalah(6,5), N = 26:
   34) keep their entries in a table of their own, ``NEAR_TABLE_BYTES`` (128 MiB) out of the
   memory: most probes are there, and a small table's buckets are far more often in the
-  cache. On four Kalah(6,5) openings (49 to 55 seeds on the board, N = 26, one thread,
-  alternating in one process at load 9 to 10): 12.05 CPU s and 28.43 M nodes against 15.91 s
-  and 28.34 M nodes with one 1 GiB table (with 64 MiB: 12.05 s, 28.64 M; 32 MiB, N = 25, on
-  the 55-seed opening: 5.5% more nodes). A bucket starts on a cache line (one line per
+  cache: on Kalah(6,5) openings the split table saves CPU time for about the same nodes
+  (``benchmarks/solve.py --midgame``; the docs' solver page). A bucket starts on a cache line (one line per
   probe, not two) and the table takes all of its memory (a bucket from the key's high bits
   scaled to the number of buckets, not a power of two).
 * **Bounds from the scores** (games with ``scores_only_grow``): the final difference from a
@@ -53,30 +49,29 @@ How it searches
 * **Enhanced transposition cut-offs**: before searching a node's moves, each child is played
   and looked up; a child's stored bound that already refutes the window cuts the node off
   without a search. Only at nodes with at least ``ETC_STONES`` stones outside the stores
-  (games with a score total): on Kalah(6,4) ETC at every node saved 13% of the nodes but
-  its extra table loads (a cache miss each) cost 40% more time. Children that end the game (or reach the cap), or that the endgame
+  (games with a score total): ETC at every node saves nodes, but its extra table loads (a
+  cache miss each) cost more time than they save near the leaves. Children that end the game (or reach the cap), or that the endgame
   database holds, are valued on the spot.
 * **Move ordering** (``ordering=True``): the table's move, then moves that keep the turn
   (extra turns), then by the score they gain at once (captures), then the higher action
   first (in Kalah the hole nearest the store, whose extra turn leaves the others' intact:
-  Kalah(6,3), deepening on: 2.45 M nodes and 91% of cut-offs by the first move, against
-  6.20 M and 82% lowest action first).
+  fewer nodes and more cut-offs by the first move than the lowest action first).
 * **Endgame databases** (Kalah family, ``agents.endgame``): a node with at most ``N``
   seeds on the board takes its exact value from the database. A node plays and locates all
   of its children first and asks the memory for their database entries and table buckets
   at once (``PREFETCH``, ``llvm.prefetch``), then values them: the loads overlap instead of
-  each waiting in turn (the four openings above: 12.05 CPU s against 12.87 s without).
+  each waiting in turn.
 * **Both cores** (``threads=2``): every thread searches the same window over the shared
   table, each from its own root order (lazy SMP), and a thread puts off a move whose child
   another thread is searching (simplified ABDADA, Kerrigan: a small shared table of the
-  keys the threads are in); the first to finish answers and stops the others. Kalah(6,4),
-  two threads on two free cores: 56.6 M nodes in 18.0 s against 79.5 M in 27.7 s by lazy
-  SMP alone (one thread: 51.7 M nodes, about 25 s).
+  keys the threads are in); the first to finish answers and stops the others. Lazy SMP
+  alone searched so many more nodes that it was slower than one thread; with the deferral,
+  two threads beat one.
 * **Time limit**: a solve that runs out of time returns the bounds proven so far
   (``exact=False``, ``lower``/``upper``).
 * **Counters** (``SolveResult``): nodes, database hits, cuts by the table, ETC and the
   score bounds, nodes expanded, and how many of the cut-offs by a searched move came from
-  the first move tried (the ordering's quality; 0.78 to 0.90 on Kalah(6,3)).
+  the first move tried (the ordering's quality).
 * **Compiled once**: the search loop and the database builder are cached on disk
   (``core.compiled.cached_njit``); a new process loads them instead of compiling.
 
@@ -112,14 +107,12 @@ NO_VALUE = -(1 << 40)  # a child not valued on the spot
 MAX_STACK = 4096  # deepest line the solver follows
 BUCKET = 4  # entries per bucket: 4 x 16 bytes, one cache line
 ENTRY_BYTES = 16
-# Kalah(6,4), Irving's rules, one thread, with deepening: 49 M nodes with a 512 MiB table, 59 M with
-# 1 GiB, 156 M with 2 GiB (a bigger table keeps more of the deepening's moves); without (the
-# default): 45 M at 1 GiB and at 2 GiB
+# the table's size matters little beyond this (the docs' solver page, "Solver changes measured")
 DEFAULT_TABLE_BYTES = 1 << 30
 # games with this many stones or more (Kalah(6,5): 60) search billions of nodes: a bigger table
 LARGE_GAME_STONES = 60
 LARGE_TABLE_BYTES = 4 << 30
-ETC_STONES = 30  # ETC from this many stones outside the stores (Kalah(6,4): 25.0 CPU s, 37.6 s at 0)
+ETC_STONES = 30  # ETC from this many stones outside the stores: nearer the leaves it costs more than it saves
 BUSY_ENTRIES = 1 << 16
 ROOT_SHIFT = 1
 DEEPENING_NODES = 1_000_000  # the deepening stage stops after its iteration that passes this
@@ -528,8 +521,7 @@ def _build_solver(kernel, locate):
             elif s.ordering:
                 priority = (1 << 20 if cp == me else 0) + (margin(child, params, line, me) - now) * 64
             # ties: the higher action first (in Kalah the hole nearest the store: an extra turn
-            # from there leaves the other holes' counts, and so their extra turns, intact;
-            # Kalah(6,3): 2.45 M nodes against 6.20 M the other way round). Each lazy-SMP
+            # from there leaves the other holes' counts, and so their extra turns, intact). Each lazy-SMP
             # thread starts the root's ties elsewhere
             priority += (a + s.root_shift) % line.mask.shape[0] if d == 0 else a
             j = n

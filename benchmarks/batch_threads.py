@@ -3,8 +3,8 @@
 
     python benchmarks/batch_threads.py [--rounds 8] [--steps 600] [--out FILE]
 
-Why this exists: ``BatchEnv("kalah-v0", 1024, specialise=True)``'s parallel step gave 32.1,
-17.2 and 24.8 M steps/s in three quiet runs of ``benchmarks/run.py``. This script separates
+Why this exists: ``BatchEnv("kalah-v0", 1024, specialise=True)``'s parallel step varied
+widely between quiet runs of ``benchmarks/run.py`` (the docs' performance page). This script separates
 the step from the machine. Each round, alternated:
 
 * ``pair_cores``: the Kalah-only loop of ``benchmarks/kalah_only.py`` (no shared data, no

@@ -443,8 +443,8 @@ def bench_batch_vs_openspiel(rounds: int, seconds: float, batch_size: int = BATC
     loop and ``BatchEnv(KERNEL_ID, 1024, specialise=True)`` (threads chosen per step, what a user
     gets) for ``seconds`` each, one right after the other, and takes their ratio.
 
-    Why rounds: the speed of this machine's virtual cores changes from minute to minute (up to
-    about 1.4x for one thread alone; ``benchmarks/README.md``, "Session 5"), so two figures taken
+    Why rounds: the speed of a shared machine's virtual cores changes from minute to minute
+    (``benchmarks/batch_threads.py`` shows it), so two figures taken
     minutes apart give a ratio that swings with the machine, not the code. Within a round both
     sides see nearly the same machine; the order alternates from round to round (OpenSpiel first
     in even rounds), so neither side always runs in the later, warmer half. Reported: the median
@@ -704,8 +704,8 @@ def bench_aec_vs_tictactoe(rounds: int, seconds: float) -> dict[str, Any]:
     """The AEC target's ratio in interleaved rounds: the same lean loop (``aec_loop``) on
     ``make(KERNEL_ID)`` and on PettingZoo's ``tictactoe_v3``, ``seconds`` each, one right after
     the other, their ratio per round (steps/s); the median, spread and best-of are reported.
-    Why rounds: a burst of load during one figure's repeats swung the ratio of two figures taken
-    apart from 4.8x to 2.3x between runs (``benchmarks/README.md``, session of 2026-11-24 23:00)."""
+    Why rounds: a burst of load during one figure's repeats can halve the ratio of two figures
+    taken apart, with no change to the code."""
     try:
         _tictactoe_env()
     except ImportError as exc:  # pettingzoo[classic] needs pygame

@@ -15,10 +15,9 @@ decision twice), and the agent is reset with the same seed before each one.
 ``players=(a, b)``: the positions come from games ``a`` and ``b`` play (after two random
 plies, so the games differ), a random ply of each, instead of from random play: the
 positions a real game reaches, e.g. ``players=(make_agent("alphabeta:depth=4"),) * 2`` on the
-full Kalah(6,4). Cost: one exact solve per legal move of each position. Measured on
-``kalah-v0`` 6x4 (one thread, niced on a loaded 2-core machine): about 2 s a position with
-at most 32 seeds on the board (``max_board=32``); a position near the start costs about as
-much as solving the start, Kalah(6,4)'s 59 M nodes (a minute or more) per move.
+full Kalah(6,4). Cost: one exact solve per legal move of each position: cheap for endgames
+(``max_board``), while a position near the start costs about as much as solving the start,
+per move.
 
 ``max_board=K`` keeps only positions with at most ``K`` stones still on the board (outside
 the scores; games with ``scores_only_grow``): endgames of a board too big to solve from the

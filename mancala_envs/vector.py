@@ -28,12 +28,10 @@ The generator deals ahead, in order (the kernel's ``init``), into a pool of
 ``B + max(B, 8)`` start positions from which the step takes the next one for every game
 that ends; the pool is topped up after a reset or step that leaves it with fewer than ``B``
 (the next step may end every game), so the generator runs about once per ``B`` finished
-games. (With ``B // 4`` spare games, as before, a top-up came every 12 steps of 1024 Kalah
-games, each moving the 1024 unused rows to the front: about 1 us per step of 45.)
-The games are the same as if each were dealt when its slot needed it (``init`` fills the
+games (a smaller pool topped up far more often, each top-up moving every unused row to the
+front). The games are the same as if each were dealt when its slot needed it (``init`` fills the
 whole state from the params and the generator alone), but the step does not take the
-``Generator``: numba unboxes one in about 25 microseconds per call, more than a whole
-step of 32 games.
+``Generator``: unboxing one costs numba more per call than a whole step of a small batch.
 
 Random actions
 --------------
@@ -63,19 +61,16 @@ its next game from the pool right there (in slot order, as the dealing requires)
 parallel step deals after its loop, on one thread, reading the terminated and truncated
 flags eight games at a time (their arrays are padded to whole 8-byte words). After its first
 call, the step is called through its compiled entry rather than numba's dispatcher
-(``_entry_point``). What a serial step costs, per game (Kalah(6,4), B = 1024, one run at load
-10-11, CPU time; ``benchmarks/README.md``, "Session 6"): about 41 ns for the move, the
-legal mask and the random draw (the kernel's work; a Kalah-only loop does its move and
-draw in 30), 4 ns for the observation, 0.7 ns for the legality check, 1.2 ns for the
-second pass that dealt new games (now gone from the serial step), and 2.4 us per call of
-Python, argument unboxing and dispatch (0.6 us of it saved by the entry).
+(``_entry_point``). Most of a serial step's time per game is the kernel's own work (the
+move, the legal mask and the random draw); the observation, the legality check and the
+fixed cost per call (Python, argument unboxing, dispatch) are small beside it
+(``benchmarks/run.py``'s ``batch_modes``; figures on the docs' performance page).
 
 ``BatchEnv(..., specialise=True)`` also compiles the game's option values (its params
 vector) into the step as constants, one step per option set (as ``random_playouts`` does):
 sizes and rule switches fold into the code, loops over the holes unroll, and so does the
 random draw's scan over the mask (its width is a constant too). The games are
-the same; measured on Kalah(6,4), one thread, CPU time (one run, on a machine at load 10):
-64 ns per game and step (sampling included) against 84. The price is a
+the same, and the step is faster (``benchmarks/run.py``'s ``batch_modes``). The price is a
 compilation per option set instead of per family (once per machine: the step is cached on
 disk).
 """
@@ -114,16 +109,14 @@ class ThreadChooser:
     """Picks, step by step, the serial step or the parallel one (on numba's threads), by timing both.
 
     On a quiet machine the threads split the batch; on a busy one a worker thread waits for a
-    core, and a step that waits for it took 30 to 300 times longer than one thread alone
-    (measured: see benchmarks/README.md, "BatchEnv under load"). So from time to time a probe
-    runs ``trials + 1`` serial steps, then ``trials + 1`` parallel ones, and the parallel step is
+    core, and a step that waits for it takes many times longer than one thread alone. So from
+    time to time a probe runs ``trials + 1`` serial steps, then ``trials + 1`` parallel ones, and the parallel step is
     used until the next probe if its median time is below ``MARGIN`` (0.9) times the serial
     one's. The first step of each block is not compared: the first parallel step after a
-    serial stretch wakes numba's worker thread, which has gone to sleep, and waited 7-16 ms for
-    a core when another process held it (the steps after it: 0.05 ms), and the first serial step
-    after parallel ones reads back the games the worker thread wrote. Probing one step of each
-    in turn made every probe lose in such phases, for seconds (benchmarks/README.md, "Session
-    of 2026-11-25 06:05 UTC (batch8)"). A compared parallel step slower than ``GIVE_UP`` (4)
+    serial stretch wakes numba's worker thread, which has gone to sleep, and waits for a core
+    when another process holds it (far longer than the steps after it), and the first serial
+    step after parallel ones reads back the games the worker thread wrote. Probing one step of
+    each in turn made every probe lose in such phases, for seconds. A compared parallel step slower than ``GIVE_UP`` (4)
     times the serial median ends the probe at once.
 
     The first probe starts at the first step, the next ones ``every`` steps after the end of
@@ -133,41 +126,39 @@ class ThreadChooser:
     serial median) is at most ``PROBE_SHARE`` (5%) of the serial steps' time until the next
     probe, divided by the same doubling while lost probes follow each other, and at most
     ``MAX_HOLD_SECONDS`` (0.2 s) of serial steps (or ``MAX_BACKOFF * every`` if that is longer):
-    with a busy core one parallel step can cost as much
-    as hundreds of serial ones (measured: 6.4 M steps/s against 21 M serial on Kalah(6,4),
-    B=1024, when probes came every few hundred steps). Between probes, two parallel steps in a
+    with a busy core one parallel step can cost as much as hundreds of serial ones, which
+    made the chosen step far slower than the serial one when probes came every few hundred
+    steps. Between probes, two parallel steps in a
     row slower than ``GIVE_UP`` times the last probe's serial median switch to the serial step at
     once, as a lost probe does: a probe can win in the moment a busy core is free, and the
-    ``every`` parallel steps after it then each waited for that core (measured: 7.1 M steps/s
-    against 17.1 M serial with one core spinning). One slow step alone does not: it is the
+    ``every`` parallel steps after it then each waited for that core (the busy-core figures of
+    ``benchmarks/run.py``'s ``batch_modes``). One slow step alone does not: it is the
     worker's wake-up after a pause (the caller did something else between two steps). The games
     are the same either way.
 
     The choice is between two compiled steps, not two thread counts: numba's
-    ``set_num_threads`` costs about 4 us per call from Python (a step of 1024 Kalah games on
-    two cores takes about 50), and calling it inside the step would make the step uncacheable.
+    ``set_num_threads`` costs a sizeable share of a whole step per call from Python, and calling it inside the step would make the step uncacheable.
     A caller that set numba to one thread (``numba.set_num_threads(1)``) gets one thread.
     """
 
-    # At most 8 * every steps (about 0.2 s for 1024 Kalah games) between two probes that lose
+    # At most 8 * every steps between two probes that lose
     # narrowly: a phase where the parallel step lost must not hold the serial step for seconds.
     MAX_BACKOFF = 8
     # The longest a lost probe's cost may hold the serial step, in seconds of serial steps (at the
     # probe's serial median): one probe that lost to a moment's load, or one stall of the worker
-    # thread, must not hold the serial step for a whole second. With at most 64 * every (1.7 s
-    # at 54 us a step), 5 of the 15 one-second rounds of a quiet run held the serial step without
-    # a probe (batch share 0.00-0.02): 19.7x instead of 22-29x (benchmarks/README.md, "Session of
-    # 2026-11-25 09:16 UTC (batch9)"). A lost probe with a busy core costs one or two of the
-    # scheduler's time slices (4-16 ms), so a lasting load costs a few percent of the serial speed.
+    # thread, must not hold the serial step for a whole second. With a longer hold (64 * every),
+    # a third of the interleaved rounds of a quiet run (benchmarks/run.py's
+    # batch_vs_openspiel_rounds) held the serial step without a probe. A lost probe with a busy
+    # core costs one or two of the scheduler's time slices, so a lasting load costs a few
+    # percent of the serial speed.
     MAX_HOLD_SECONDS = 0.2
     # The parallel step must beat the serial one by this factor. Its downside, a worker waiting
     # for a busy core (30x and more), is cut short between probes (GIVE_UP), so the margin only
-    # covers the probes' noise: at 0.8 a quiet machine whose parallel step took 0.85-0.88x the
-    # serial time kept the serial step (Kalah(6,4), B=1024: 18.0 M steps/s against 20.4 M).
+    # covers the probes' noise: at 0.8 a quiet machine whose parallel step was clearly faster
+    # than the serial one still kept the serial step.
     MARGIN = 0.9
     # A compared parallel probe step this many times slower than the serial ones ends the probe
-    # at once: with a busy core a parallel step can take 100 times a serial one (measured: 20 ms
-    # against 0.14 ms at load 11), so the probe's other parallel steps would cost more than the
+    # at once: with a busy core a parallel step can take a hundred times a serial one, so the probe's other parallel steps would cost more than the
     # hundreds of steps between probes.
     GIVE_UP = 4.0
     # A lost probe may cost at most this share of the serial steps' time until the next one.
@@ -250,7 +241,7 @@ class ThreadChooser:
             self.serial_median = _median(serial)
         if not parallel_wins and self.serial_median > 0:
             # the cost's share falls with the lost probes in a row too: under a load that lasts, one
-            # lost probe per PROBE_SHARE of the time cost about 4% of the rounds' speed (load 11-12)
+            # lost probe per PROBE_SHARE of the time cost a few percent of the rounds' speed
             cost = sum(t - self.serial_median for t in self.parallel_seconds if t > self.serial_median)
             longest = math.ceil(self.MAX_HOLD_SECONDS / self.serial_median)
             self.gap = max(self.gap, min(math.ceil(backoff * cost / (self.PROBE_SHARE * self.serial_median)), longest))
@@ -470,10 +461,9 @@ def _entry_point(dispatcher) -> Any:
     or ``dispatcher`` itself when it has not exactly one compiled signature (or under
     ``NUMBA_DISABLE_JIT``).
 
-    Numba's dispatcher first types every argument to pick the compiled version: about 50 ns
-    per array, and the step takes 21 arguments, so that was about 0.6 of its 2.4 us of fixed
-    cost per call (measured: 1.29 us through the dispatcher, 0.70 us through the entry, for a
-    function of 21 arrays that does nothing). The entry does not check the arguments' types:
+    Numba's dispatcher first types every argument to pick the compiled version, and the step
+    takes 21 arrays, so typing them was a large share of the step's fixed cost per call. The
+    entry does not check the arguments' types:
     ``BatchEnv.step`` passes its own arrays, and the caller's actions and active flags only
     after making them contiguous ``int64`` and ``bool`` arrays of the batch's length.
     """

@@ -5,7 +5,7 @@ per kernel by a factory that closes over the kernel's functions (``core.inline``
 then compiles the rules into the loop instead of calling them. Numba's own ``cache=True``
 cannot keep such a closure: its cache key hashes the closure's cells with pickle, and a
 jitted function pickles with a fresh random id in every process, so the key never matches
-again. Every new process used to pay the whole compilation (5 to 7 s) before its first
+again. Every new process used to pay the whole compilation, seconds, before its first
 search move.
 
 ``cached_njit(function, **options)`` is ``njit(**options)(function)`` with a disk cache
@@ -145,7 +145,7 @@ class _CacheOnFirstUse(_Cache):
 
     Setting up numba's cache for a function finds its cache folder and checks that it can
     write there (a temporary file), and the fingerprint walks everything the function
-    compiles in: about 1 ms a function, paid at import for every ``cached_njit`` loop, most of
+    compiles in: a cost paid at import for every ``cached_njit`` loop, most of
     which a process never calls (move features of games it does not play, the learned
     evaluation's loops). Deferred, a process pays it only for what it runs.
     """

@@ -2,8 +2,8 @@
 
 The card games deal with ``Generator.shuffle`` (their rules say so, and a seed must give the
 same deal everywhere). Numba's own ``Generator.shuffle`` swaps every pair of elements through
-a 0-d buffer array, which made the deal about a fifth of a random card game's time (3 us for
-54 cards on the development machine). ``shuffle_deck`` is numpy's loop itself (Fisher-Yates
+a 0-d buffer array, which made the deal a large share of a random card game's time.
+``shuffle_deck`` is numpy's loop itself (Fisher-Yates
 from the last element down, each index drawn as numpy's ``random_interval`` draws it),
 swapping the elements directly: the same permutation and the same draws from the generator,
 so the generator continues identically too.

@@ -4,10 +4,9 @@ A loop that receives the kernel's functions as first-class arguments (as
 ``core.playout`` does) calls them as opaque functions: every call passes the state and the
 parameters as a dozen machine words, and nothing is optimised across the call. The
 Monte Carlo tree search (``mancala_envs.agents.mcts``) calls ``legal_mask`` and ``apply`` on every ply
-of every rollout, so there that cost is most of the time. Measured on Kalah(6,4)
-uniformly random playouts (one core, warm): 58 ns per move through calls; 42 ns with the
-kernel's code pasted into the loop by hand; 44 to 49 ns with the two tools below together;
-53 to 66 ns with ``inline_kernel`` alone.
+of every rollout, so there that cost is most of the time. On random playouts the two tools
+below together come close to the kernel's code pasted into the loop by hand, and
+``inline_kernel`` alone does not (``benchmarks/run.py``'s ``kernel_limit``).
 
 * ``inline_kernel(kernel)``: the same functions, recompiled with numba's
   ``inline="always"``. A loop that names them as globals or closure variables (not as
@@ -20,9 +19,9 @@ kernel's code pasted into the loop by hand; 44 to 49 ns with the two tools below
   is read once per call into a tuple: the values stay runtime values (one loop per
   kernel), but they live in registers. Read from the array, every ``params[P_...]`` is a
   memory load that LLVM must repeat after each store to the state (the two arrays might
-  overlap, as far as it knows), several per move. Measured on Kalah(6,4) random playouts
-  (one run, alternated): the generic loop went from 0.71x to 0.75x of a Kalah-only loop;
-  ``BatchEnv``'s step did not gain, and keeps the array. A kernel may then see its params
+  overlap, as far as it knows), several per move. The random playouts' generic loop gained
+  against the Kalah-only loop (``benchmarks/run.py``'s ``kernel_limit``); ``BatchEnv``'s step
+  did not, and keeps the array. A kernel may then see its params
   as a tuple: it must read them by index only (``params[P_...]``), as the package's kernels do.
 * ``unowned(array)``: a view of ``array`` that carries no reference count. Numba counts
   references to every array variable, and an inlined body binds the arrays it was given

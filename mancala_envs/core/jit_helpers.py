@@ -139,8 +139,8 @@ def random_legal_action(s, mask, count):
 def random_legal_action_of_first(s, mask, count, width):
     """``random_legal_action`` over the first ``width`` entries of ``mask`` (the same draw when
     ``width`` is its length). A loop that knows the mask's width when it is compiled passes it
-    as a constant, and the scan unrolls: the batched engine's specialised step draws about 3%
-    faster (one run, load 14: 47.5 against 48.9 ns of CPU per game and step)."""
+    as a constant, and the scan unrolls: the batched engine's specialised step draws a little
+    faster."""
     s, k = random_below(s, count)
     # Branch-free: which entry is the k-th legal one is random, so a branch on it is
     # mispredicted about once per call; selects and sums cost less than that.
@@ -302,7 +302,7 @@ def hash_state(state):
 
     Four FNV lanes take every fourth word each and are folded together at the end: one
     chain's multiplies wait for each other, four independent chains overlap, which makes
-    the hash of a long state (the card games' repetition record) about four times faster.
+    the hash of a long state (the card games' repetition record) several times faster.
     The lanes are the "lane hash" section's (the end of this file), which a game's
     ``search_hooks`` key also uses to hash only the words in use, to the same value.
     """
@@ -342,7 +342,7 @@ def past_deadline(deadline, count, every):
     return deadline > 0.0 and (count & (every - 1)) == 0 and now() > deadline
 
 
-# -- lane hash (cards9s) ------------------------------------------------------------------------
+# -- lane hash --------------------------------------------------------------------------------
 # ``hash_state``'s four FNV lanes as a value, ``lanes = (h0, h1, h2, h3)``, that a caller threads
 # through: ``lanes_start()``, then ``lanes_take`` over groups of four words (group ``g``: words
 # ``4g .. 4g+3``, one to each lane) and ``lanes_skip`` over groups known to be zero, in order,

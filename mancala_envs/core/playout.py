@@ -12,11 +12,11 @@ Compiled loops
 --------------
 The loop is built per kernel with the kernel's functions compiled into it
 (``core.inline``), and cached on disk (``core.compiled``): the first call in a new process
-loads it (well under a second), only the first call ever compiles it (a few seconds). The
+loads it, and only the first call ever compiles it. The
 checked loop (``check_invariants=True``) and the unchecked one are separate loops, so the
 unchecked one carries no check. ``specialise=True`` also compiles the game's option values
 (its params vector) in as constants, one loop per option set: sizes and rule switches
-fold into the code (measured on Kalah(6,4): about a fifth faster again). Same games.
+fold into the code, which is faster again (``benchmarks/run.py``'s ``kernel_limit``). Same games.
 
 Randomness
 ----------

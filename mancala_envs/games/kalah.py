@@ -301,11 +301,11 @@ def legal_mask(state, params, mask):
     """The play phase only: the kernel of every game without a chosen-start setup.
 
     The setup phases live in ``legal_mask_chosen_start``: when their code sat in this
-    function, even unexecuted, LLVM compiled the play path about 2.5x slower. For the same
+    function, even unexecuted, LLVM compiled a much slower play path. For the same
     reason this function writes the ``pits * directions`` play actions only, which are all
     of ``num_actions`` without a chosen start; ``legal_mask_chosen_start`` clears the wider
     mask's rest (the runtime-length clearing loop, vectorised by LLVM though it never ran,
-    cost the Kalah random playouts about 2%).
+    slowed the Kalah random playouts).
     """
     n = params[P_PITS]
     head = 2 * n + 2

@@ -1131,7 +1131,7 @@ VARIANTS = (
 )
 
 
-# -- search hooks (cards8s) -----------------------------------------------------------------
+# -- search hooks ---------------------------------------------------------------------------
 from ..core.inline import copy_words  # noqa: E402  (this section's own imports)
 from ..core.jit_helpers import lanes_end, lanes_skip, lanes_start, lanes_take  # noqa: E402
 

@@ -1,0 +1,502 @@
+"""The measured-results pages, built from ``benchmarks/results/*.json`` and nothing else.
+
+* ``performance.md``: speed against the targets and the peers (``benchmarks/run.py``'s
+  ``latest.json``), the card games, first use (cold start), and every other speed file;
+* ``solver.md``: the solved boards (``benchmarks/solve.py``'s ``solve*.json``), the solver's
+  recorded tables (endgame databases, changes tried);
+* ``strength.md``: the agents' strength over opening suites (``benchmarks/strength.py``'s
+  ``strength*.json``), oracle accuracy, training runs.
+
+Every figure on these pages is read from a results file: a benchmark that reruns rewrites its
+file, and the pages follow at the next docs build. The text of this script holds no figure.
+
+Files are recognised by their content: a script's own schema (``run.py``, ``solve.py``,
+``strength.py``), or the *recorded table* schema for tables that no script writes (measured
+by hand, or transcribed from an earlier run whose file was not kept)::
+
+    {"schema": "recorded-table-1", "page": "performance" | "solver" | "strength",
+     "order": 10,                       # position on the page, after the script files
+     "title": "...", "command": "the command that measured it", "commit": "abc1234" | null,
+     "measured_at": "ISO date or range", "machine": {"cores": 2, "note": "...", ...},
+     "columns": ["...", ...], "rows": [["...", ...], ...], "notes": "...", "source": "..."}
+
+Any other JSON file is shown on the performance page as a flat list of its values.
+
+Run by the mkdocs-gen-files plugin (``mkdocs.yml``), the pages are written into the site only.
+From the command line::
+
+    python scripts/gen_results_pages.py --readme README.md     # rewrite the README's headline block
+    python scripts/gen_results_pages.py --out DIR              # write the three pages into DIR
+
+The README block is the text between the lines ``<!-- headline-results:begin -->`` and
+``<!-- headline-results:end -->``: a short table whose every row links to its page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+PAGES = {"performance": "Performance", "solver": "Solver", "strength": "Strength"}
+RECORDED = "recorded-table-1"
+BEGIN, END = "<!-- headline-results:begin -->", "<!-- headline-results:end -->"
+DOCS_LINK = "docs/{page}.md"  # where the README's rows point (the page's source path in the site)
+
+
+class ResultsError(ValueError):
+    """A results file or the README block that cannot be read as expected."""
+
+
+# -- reading -------------------------------------------------------------------------------
+def load_results(folder: Path = RESULTS) -> dict[str, dict]:
+    """Every ``*.json`` of ``folder`` by file name, in name order."""
+    out = {}
+    for path in sorted(folder.glob("*.json")):
+        try:
+            out[path.name] = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as err:
+            raise ResultsError(f"{path}: not valid JSON ({err})") from err
+    return out
+
+
+def kind_of(data: dict) -> str:
+    """Which renderer reads ``data``: ``recorded``, ``speed``, ``boards``, ``midgame``, ``strength``
+    or ``other``."""
+    if data.get("schema") == RECORDED:
+        return "recorded"
+    if "targets" in data and "figures" in data:
+        return "speed"
+    if "boards" in data:
+        return "boards"
+    if "positions" in data and "total_nodes" in data:
+        return "midgame"
+    if "setting" in data and "rows" in data:
+        return "strength"
+    return "other"
+
+
+SETTING_ORDER = {"main": 0, "default": 1}  # strength.py's settings, in the order the page shows them
+PAGE_OF_KIND = {"speed": "performance", "boards": "solver", "midgame": "solver", "strength": "strength",
+                "other": "performance"}
+
+
+# -- formatting ----------------------------------------------------------------------------
+def rate(value: float | None, unit: str = "") -> str:
+    """``20100000.0, "moves/s"`` -> ``20.1 M moves/s``."""
+    if value is None:
+        return "-"
+    for size, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= size:
+            return f"{value / size:.3g} {prefix} {unit}".rstrip()
+    return f"{value:.3g} {unit}".rstrip()
+
+
+def ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g}x"
+
+
+def seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g} s" if value < 100 else f"{value:,.0f} s"
+
+
+def percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def interval(ci: list | None) -> str:
+    return "" if not ci else f" ({100 * ci[0]:.1f}-{100 * ci[1]:.1f}%)"
+
+
+def count(value: int | None) -> str:
+    return "-" if value is None else rate(value) if value >= 1e6 else f"{value:,}"
+
+
+def cell(value: Any) -> str:
+    text = "-" if value is None or value == "" else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(columns: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(cell(c) for c in columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def provenance(data: dict, name: str) -> str:
+    """One line: where the figures come from (command, commit, time, machine, load)."""
+    prov = data.get("provenance") or {}
+    parts = [f"File `benchmarks/results/{name}`"]
+    command = data.get("command") if kind_of(data) == "recorded" else prov.get("command")
+    if command:
+        parts.append(f"measured by `{command}`")
+    commit = data.get("commit") or prov.get("commit")
+    if commit:
+        parts.append(f"on commit `{commit}`")
+    when = data.get("measured_at") or prov.get("measured_at") or data.get("created")
+    if when:
+        parts.append(f"at {when}")
+    machine = data.get("machine")
+    if isinstance(machine, dict):
+        parts.append("machine: " + ", ".join(f"{k} {v}" for k, v in machine.items()))
+    elif machine:
+        parts.append(f"machine: {machine}")
+    load = data.get("load_average")
+    if load:
+        parts.append(f"load average {load['start'][0]} at the start, {load['end'][0]} at the end")
+    if prov.get("load"):
+        parts.append(f"load {prov['load']}")
+    text = "; ".join(parts) + "."
+    for key in ("note", "source"):
+        if prov.get(key) or (kind_of(data) == "recorded" and key == "source" and data.get(key)):
+            text += f" {(prov.get(key) or data.get(key))[0].upper()}{(prov.get(key) or data.get(key))[1:]}."
+    return text
+
+
+# -- speed (benchmarks/run.py) ---------------------------------------------------------------
+def _fig(figures: dict, *path: str) -> dict:
+    node: Any = figures
+    for key in path:
+        node = node.get(key, {}) if isinstance(node, dict) else {}
+    return node if isinstance(node, dict) else {}
+
+
+SPEED_ROWS: list[tuple[str, tuple[str, ...]]] = [
+    ("kernel: `random_playouts` of kalah-v0, one core", ("kernel",)),
+    ("the same, generic, alternated with the Kalah-only loop", ("kernel_limit", "generic")),
+    ("the same, `specialise=True`, alternated with the Kalah-only loop", ("kernel_limit", "specialised")),
+    ("the Kalah-only numba loop (`benchmarks/kalah_only.py`)", ("kernel_limit", "kalah_only")),
+    ("OpenSpiel `mancala`, lean Python loop", ("openspiel",)),
+    ("plain Python Kalah", ("plain_python",)),
+    ("`BatchEnv`, B = 1024, threads chosen per step", ("batch",)),
+    ("`BatchEnv(..., specialise=True)`, chosen step", ("batch_modes", "chosen")),
+    ("the same, every step serial", ("batch_modes", "serial")),
+    ("the same, every step parallel", ("batch_modes", "parallel")),
+    ("the same with one core busy: chosen", ("batch_modes", "busy_core_chosen")),
+    ("the same with one core busy: serial", ("batch_modes", "busy_core_serial")),
+    ("the same with one core busy: parallel", ("batch_modes", "busy_core_parallel")),
+    ("MCTS from the start of kalah-v0", ("mcts",)),
+    ("OpenSpiel's C++ `MCTSBot`", ("openspiel_mcts",)),
+    ("AEC env loop (interleaved rounds)", ("aec_vs_tictactoe_rounds", "aec")),
+    ("PettingZoo `tictactoe_v3` (interleaved rounds)", ("aec_vs_tictactoe_rounds", "tictactoe")),
+    ("MaskablePPO self-play", ("ppo_selfplay",)),
+]
+
+RATIO_ROWS = [
+    ("kernel / OpenSpiel's Python loop", "kernel_vs_openspiel_moves"),
+    ("kernel, generic / Kalah-only loop", "kernel_vs_kalah_only"),
+    ("kernel, specialised / Kalah-only loop", "kernel_specialised_vs_kalah_only"),
+    ("OpenSpiel / plain Python", "openspiel_vs_plain_python_moves"),
+    ("BatchEnv / OpenSpiel (minutes apart)", "batch_vs_openspiel_moves"),
+    ("BatchEnv specialised / OpenSpiel (minutes apart)", "batch_specialised_vs_openspiel_moves"),
+    ("BatchEnv specialised / OpenSpiel, median of interleaved rounds", "batch_vs_openspiel_interleaved"),
+    ("AEC env / tictactoe_v3, median of interleaved rounds", "aec_vs_tictactoe_interleaved"),
+    ("MCTS / OpenSpiel's MCTSBot", "mcts_vs_openspiel_sims"),
+    ("MaskablePPO self-play / a trivial env", "ppo_selfplay_vs_trivial_env"),
+]
+
+
+def speed_section(name: str, data: dict) -> str:
+    figures, ratios = data["figures"], data.get("ratios", {})
+    out = [f"## Speed and targets ({data.get('mode', '')} run)", "", provenance(data, name), ""]
+    targets = [[t.get("text"), _target_value(t), _target_value({**t, "measured": t.get("value")}),
+                {True: "met", False: "NOT met"}.get(t.get("met"), "-")] for t in data["targets"].values()]
+    out += ["### Targets", "", md_table(["target", "measured", "target value", "verdict"], targets), ""]
+    rows = []
+    for label, path in SPEED_ROWS:
+        fig = _fig(figures, *path)
+        if fig.get("status") == "ok" and fig.get("value") is not None:
+            share = fig.get("parallel_share")
+            extra = "" if share is None else f"{100 * share:.2g}% of its steps parallel"
+            rows.append([label, rate(fig["value"], fig.get("unit", "")), extra])
+    out += ["### Figures", "", md_table(["figure", "median", "note"], rows), ""]
+    rows = [[label, ratio(ratios.get(key))] for label, key in RATIO_ROWS if ratios.get(key) is not None]
+    by_envs = ratios.get("ppo_selfplay_vs_trivial_env_by_envs") or {}
+    if by_envs:
+        rows.append(["MaskablePPO / trivial env by games: " + ", ".join(by_envs), " / ".join(ratio(v) for v in by_envs.values())])
+    out += ["### Against peers", "", md_table(["ratio", "value"], rows), ""]
+    for key, title in (("batch_vs_openspiel_rounds", "BatchEnv against OpenSpiel"),
+                       ("aec_vs_tictactoe_rounds", "AEC env against tictactoe_v3")):
+        fig = _fig(figures, key)
+        if fig.get("status") == "ok":
+            out += [f"{title} in interleaved rounds: median {ratio(fig['value'])} over {fig.get('rounds')} rounds "
+                    f"(min {ratio(fig.get('worst'))}, max {ratio(fig.get('best'))}).", ""]
+    out += cards_section(_fig(figures, "cards"))
+    out += cold_start_section(_fig(figures, "cold_start"))
+    return "\n".join(out)
+
+
+def _target_value(target: dict) -> str:
+    value = target.get("measured")
+    if value is None:
+        return "-"
+    text = target.get("text", "")
+    if "seconds" in text or target.get("lower_is_better"):
+        return seconds(value)
+    return rate(value) if value >= 1000 else ratio(value)
+
+
+def cards_section(cards: dict, title: str = "### Card games") -> list[str]:
+    if cards.get("status", "ok") != "ok" or not cards.get("figures"):
+        return []
+    baseline = cards.get("baseline")
+    columns = ["id", "kernel moves/s", "MCTS simulations/s", "alpha-beta nodes/s"]
+    rows = []
+    for env_id, row in cards["figures"].items():
+        rows.append([f"`{env_id}`"] + [
+            rate(row.get(k, {}).get("new")) + (f" ({ratio(row[k]['ratio'])})" if "ratio" in row.get(k, {}) else "")
+            for k in ("kernel", "mcts", "alphabeta")])
+    head = f"{title}" + (f" (ratios against commit `{baseline}` in the same run)" if baseline else "")
+    out = [head, "", md_table(columns, rows), ""]
+    if cards.get("min_ratio") is not None:
+        out += [f"Smallest ratio: {ratio(cards['min_ratio'])}.", ""]
+    return out
+
+
+def cold_start_section(cold: dict) -> list[str]:
+    if cold.get("status") != "ok":
+        return []
+    rows = []
+    for spec, agent in cold.get("agents", {}).items():
+        warm, first = agent.get("warm", {}), agent.get("first_ever", {})
+        rows.append([f"`{spec}`", seconds(warm.get("launch_to_move_seconds")), seconds(warm.get("import_seconds")),
+                     seconds(warm.get("first_move_seconds")), seconds(first.get("launch_to_move_seconds"))])
+    return ["### First use", "",
+            "A new Python process, from its launch to its first search move on "
+            f"`{cold.get('env_id', '')}`:", "",
+            md_table(["agent", "launch to move, warm caches", "import", "the move", "empty numba cache"], rows), ""]
+
+
+# -- solver (benchmarks/solve.py) ------------------------------------------------------------
+def boards_section(name: str, data: dict) -> str:
+    rows = []
+    for b in data["boards"]:
+        solved = b.get("status") == "solved"
+        value = f"{b['value']:+d}" if solved else f"[{b.get('lower')}, {b.get('upper')}]"
+        database = seconds(b.get("endgame_seconds")) + (f" (N = {b['endgame_seeds']})" if b.get("endgame_seeds") else "")
+        rows.append([f"`{b['id']}`", f"{b['pits']}x{b['seeds']}", b.get("status"), value, b.get("best_move"),
+                     count(b.get("nodes")), count(b.get("endgame_hits")), percent(b.get("first_move_cut_rate")),
+                     seconds(b.get("seconds")), database, b.get("cache"), seconds(b.get("cold_start_seconds")),
+                     seconds(b.get("cpu_seconds")), b.get("load"), b.get("commit"), b.get("measured_at")])
+    columns = ["id", "board", "status", "value", "best move", "nodes", "database hits", "first-move cuts",
+               "search", "database (N)", "cache", "wall", "CPU", "load", "commit", "measured at"]
+    notes = [b["note"] for b in data["boards"] if b.get("note")]
+    return "\n".join(["## Solved boards", "", provenance(data, name), "",
+                      "Value: the final score difference, first player minus second, under perfect play. "
+                      "Search: the solve alone; database: building (cold cache) or loading (warm cache) the "
+                      "endgame database; wall: the whole process from its launch; CPU: the process's CPU time.", "",
+                      md_table(columns, rows), ""] + [f"- {n}" for n in notes] + [""])
+
+
+def midgame_section(name: str, data: dict) -> str:
+    rows = [[p.get("opening"), p.get("plies"), p.get("seeds_on_board"), p.get("value"), count(p.get("nodes"))]
+            for p in data["positions"]]
+    return "\n".join([f"## Openings solved (`{name}`)", "", provenance(data, name), "",
+                      md_table(["opening", "plies", "seeds on the board", "value", "nodes"], rows), "",
+                      f"Total nodes: {count(data['total_nodes'])}.", ""])
+
+
+# -- strength (benchmarks/strength.py) -------------------------------------------------------
+def _met(score: float | None, target: float | None) -> str:
+    if target is None or score is None:
+        return "-"
+    return "yes" if score >= target else "no"
+
+
+def strength_section(name: str, data: dict) -> str:
+    rows = data["rows"]
+    games = sorted({r["env_id"] for r in rows})
+    out = [f"## Setting `{data['setting']}`: {', '.join(f'`{g}`' for g in games)}", "", provenance(data, name), ""]
+    table = [[f"`{r['agent_a']}` vs `{r['agent_b']}`", r.get("train_seed"),
+              percent(r["score"]) + interval(r.get("score_ci")), r.get("distinct_games"),
+              "-" if r.get("target") is None else f">= {percent(r['target'])}", _met(r["score"], r.get("target"))]
+             for r in rows]
+    out += [md_table(["row", "training seed", "score (95% CI)", "distinct games", "target", "met"], table), ""]
+    summary = data.get("over_seeds") or []
+    if summary:
+        table = [[f"`{s['agent_a']}` vs `{s['agent_b']}`", " / ".join(percent(x) for x in s["scores"]),
+                  percent(s["mean"]), percent(s["min"]), percent(s["max"]),
+                  {True: "every seed", False: "not every seed"}.get(s.get("every_run_met"), "-")]
+                 for s in summary]
+        out += ["Over the training seeds:", "",
+                md_table(["row", "scores by seed", "mean", "min", "max", "target met"], table), ""]
+    training = data.get("training") or []
+    if training:
+        table = [[f"`{t['config']}`", t.get("train_seed"), seconds(t.get("seconds")),
+                  t.get("load") or _load(t), t.get("note")] for t in training]
+        out += ["Training:", "", md_table(["config", "seed", "training time", "load", "note"], table), ""]
+    return "\n".join(out)
+
+
+def _load(training: dict) -> str | None:
+    before, after = training.get("load_before"), training.get("load_after")
+    return None if before is None else f"{before[0]:.1f} -> {after[0]:.1f}"
+
+
+# -- recorded tables and anything else -------------------------------------------------------
+def recorded_section(name: str, data: dict) -> str:
+    out = [f"## {data['title']}", "", provenance(data, name), "", md_table(data["columns"], data["rows"]), ""]
+    if data.get("notes"):
+        out += [data["notes"], ""]
+    return "\n".join(out)
+
+
+def _flatten(data: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if isinstance(data, dict):
+        return [item for key, value in data.items() if not str(key).endswith("samples")
+                for item in _flatten(value, f"{prefix}.{key}" if prefix else str(key))]
+    if isinstance(data, list) and data and all(isinstance(v, (dict, list)) for v in data):
+        return [item for i, value in enumerate(data) for item in _flatten(value, f"{prefix}[{i}]")]
+    return [(prefix, data)]
+
+
+def other_section(name: str, data: dict) -> str:
+    rows = [[f"`{key}`", json.dumps(value) if isinstance(value, list) else value] for key, value in _flatten(data)]
+    return "\n".join([f"## `{name}`", "", provenance(data, name), "", md_table(["field", "value"], rows), ""])
+
+
+RENDERERS: dict[str, Callable[[str, dict], str]] = {
+    "speed": speed_section, "boards": boards_section, "midgame": midgame_section,
+    "strength": strength_section, "recorded": recorded_section, "other": other_section}
+
+INTROS = {
+    "performance": "Speed of the environments, the batched engine and the searches, against the peers "
+                   "(PettingZoo, OpenSpiel) and against the issue's targets, and the time a new process takes "
+                   "to its first move.",
+    "solver": "Exact values of Kalah boards from the solver (`mancala solve`), the endgame databases, "
+              "and the solver's design choices as measured.",
+    "strength": "Agents' strength over opening suites (each opening played from both seats, intervals "
+                "bootstrapped over openings), the oracle's accuracy, and training runs.",
+}
+
+
+def build_pages(results: dict[str, dict]) -> dict[str, str]:
+    """Page name (``performance``, ``solver``, ``strength``) -> Markdown."""
+    sections: dict[str, list[tuple[tuple, str]]] = {page: [] for page in PAGES}
+    for name, data in results.items():
+        kind = kind_of(data)
+        page = data.get("page") if kind == "recorded" else PAGE_OF_KIND[kind]
+        if page not in PAGES:
+            raise ResultsError(f"benchmarks/results/{name}: page {page!r} is not one of {sorted(PAGES)}")
+        if kind in ("recorded", "other"):
+            order = (1, data.get("order", 0), name)
+        else:  # the script files first; the main job's and the default setting's strength first
+            order = (0, SETTING_ORDER.get(data.get("setting"), len(SETTING_ORDER)), name)
+        sections[page].append((order, RENDERERS[kind](name, data)))
+    pages = {}
+    for page, title in PAGES.items():
+        body = [text for _, text in sorted(sections[page], key=lambda item: item[0])]
+        head = [f"# {title}", "", INTROS[page], "",
+                "This page is generated by `scripts/gen_results_pages.py` from `benchmarks/results/*.json`; "
+                "the scripts that write those files are described in `benchmarks/README.md`.", ""]
+        if not body:
+            body = ["No results file for this page yet."]
+        pages[page] = "\n".join(head + body).rstrip() + "\n"
+    return pages
+
+
+# -- the README's headline table ---------------------------------------------------------------
+def _of_kind(results: dict[str, dict], kind: str) -> list[tuple[str, dict]]:
+    return [(name, data) for name, data in results.items() if kind_of(data) == kind]
+
+
+def headline_rows(results: dict[str, dict]) -> list[tuple[str, str, str]]:
+    """(what, result, page) for the README: speed, first use, strength, the solver."""
+    rows = []
+    for _, data in _of_kind(results, "speed")[:1]:
+        figures, ratios = data["figures"], data.get("ratios", {})
+        kernel, batch = _fig(figures, "kernel"), _fig(figures, "batch_modes", "chosen")
+        if kernel.get("value") is not None:
+            rows.append(("Kernel random playouts, one core", f"{rate(kernel['value'], kernel.get('unit', ''))}, "
+                         f"{ratio(ratios.get('kernel_vs_openspiel_moves'))} OpenSpiel's Python loop", "performance"))
+        if batch.get("value") is not None:
+            rows.append(("`BatchEnv`, B = 1024", f"{rate(batch['value'], batch.get('unit', ''))}, "
+                         f"{ratio(ratios.get('batch_vs_openspiel_interleaved'))} OpenSpiel", "performance"))
+        if ratios.get("mcts_vs_openspiel_sims") is not None:
+            rows.append(("MCTS against OpenSpiel's C++ `MCTSBot`",
+                         f"{rate(_fig(figures, 'mcts').get('value'), 'simulations/s')}, "
+                         f"{ratio(ratios['mcts_vs_openspiel_sims'])}", "performance"))
+        cold = _fig(figures, "cold_start")
+        if cold.get("value") is not None:
+            rows.append(("First use: a new process to its first search move", seconds(cold["value"]), "performance"))
+    strength = [(n, d) for n, d in _of_kind(results, "strength")]
+    main = [r for _, d in strength if d["setting"] == "main" for r in d["rows"]]
+    if main:
+        r = main[0]
+        rows.append((f"Main job (`{r['env_id']}`): `{r['agent_a']}` vs `{r['agent_b']}`",
+                     percent(r["score"]) + interval(r.get("score_ci")), "strength"))
+    searched = [r for _, d in strength for r in d["rows"]
+                if "eval=" in r["agent_a"] and r["agent_b"] != "random" and r["env_id"] == "kalah-v0"]
+    if searched:
+        r = max(searched, key=lambda row: row["score"])
+        rows.append((f"Best search with a learned evaluation (`{r['env_id']}`): `{r['agent_a']}` vs `{r['agent_b']}`",
+                     percent(r["score"]) + interval(r.get("score_ci")), "strength"))
+    solved = [b for _, d in _of_kind(results, "boards") for b in d["boards"] if b.get("status") == "solved"]
+    if solved:
+        b = max(solved, key=lambda board: (board["pits"] * board["seeds"], -board.get("cold_start_seconds", 0)))
+        rows.append((f"Solver, largest board solved: `{b['id']}` {b['pits']}x{b['seeds']}",
+                     f"{b['value']:+d} in {seconds(b.get('cold_start_seconds'))}"
+                     + (" (its endgame database loaded from the cache)" if b.get("cache") == "warm" else ""), "solver"))
+    return rows
+
+
+def headline_block(results: dict[str, dict], link: str = DOCS_LINK) -> str:
+    rows = [[what, result, f"[{PAGES[page]}]({link.format(page=page)})"]
+            for what, result, page in headline_rows(results)]
+    return "\n".join([BEGIN, md_table(["measured", "result", "details"], rows), END])
+
+
+def rewrite_readme(text: str, block: str) -> str:
+    """``text`` with the lines between the two markers (the markers included) replaced by ``block``."""
+    lines = text.split("\n")
+    try:
+        start, stop = lines.index(BEGIN), lines.index(END)
+    except ValueError as err:
+        raise ResultsError(f"the README has no line {BEGIN!r} followed by a line {END!r}") from err
+    if stop < start:
+        raise ResultsError(f"the README's {END!r} comes before {BEGIN!r}")
+    return "\n".join(lines[:start] + block.split("\n") + lines[stop + 1:])
+
+
+# -- entry points -------------------------------------------------------------------------------
+def write_site_pages() -> None:
+    """The mkdocs-gen-files entry: the three pages into the site being built."""
+    import mkdocs_gen_files
+
+    for page, text in build_pages(load_results()).items():
+        with mkdocs_gen_files.open(f"{page}.md", "w") as handle:
+            handle.write(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--results", type=Path, default=RESULTS, help="folder of the results files")
+    parser.add_argument("--readme", type=Path, help="rewrite this README's headline block in place")
+    parser.add_argument("--out", type=Path, help="write performance.md, solver.md and strength.md here")
+    parser.add_argument("--link", default=DOCS_LINK, help="the README rows' link, {page} for the page name")
+    args = parser.parse_args(argv)
+    if args.readme is None and args.out is None:
+        parser.error("give --readme README.md and/or --out DIR")
+    try:
+        results = load_results(args.results)
+        if args.out is not None:
+            args.out.mkdir(parents=True, exist_ok=True)
+            for page, text in build_pages(results).items():
+                (args.out / f"{page}.md").write_text(text, encoding="utf-8")
+        if args.readme is not None:
+            text = args.readme.read_text(encoding="utf-8")
+            args.readme.write_text(rewrite_readme(text, headline_block(results, args.link)), encoding="utf-8")
+    except (ResultsError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+elif __name__ == "<run_path>":  # run by mkdocs-gen-files (runpy.run_path); an import does nothing
+    write_site_pages()
