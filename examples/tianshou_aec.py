@@ -6,9 +6,13 @@
 ``mancala_envs.make(ID)`` is a standard PettingZoo AEC env, so Tianshou's own
 ``PettingZooEnv`` wraps it as it is: the observation dict's ``action_mask`` becomes Tianshou's
 ``mask``, ``agent_selection`` picks the acting policy (an extra turn simply selects the same
-agent again), and the rewards come per agent. A DQN learner (``player_0`` by default) plays a
-masked random opponent through ``MultiAgentOffPolicyAlgorithm``; the test return is the
-learner's (+1 win, -1 loss, 0 draw or truncation).
+agent again), and the rewards come per agent. One DQN learner (``player_0`` by default,
+``--learner 1`` for the other seat) plays a masked random opponent
+(``MARLRandomDiscreteMaskedOffPolicyAlgorithm``), both seats driven by
+``MultiAgentOffPolicyAlgorithm``: only the learner is trained, the opponent stays uniformly
+random over the legal moves. The printed figure is the learner's best mean test return against
+that random opponent (+1 win, -1 loss, 0 draw or truncation): a learning curve, not a strength
+measurement (use ``mancala eval`` with an opening suite for that).
 
 Needs ``pip install "mancala-envs[examples]"`` (Tianshou 2, torch). This is the layout of
 Tianshou's own tic-tac-toe example (``test/pettingzoo/tic_tac_toe.py``), pointed at our env.

@@ -2,7 +2,8 @@
 
 * ``games/<family>.md``: the game module's docstring (its doc page: rules, options,
   observation and action tables, version history), a table of its registered ids with their
-  spaces, and a GIF of a game played by two agents (``mancala_envs.render``);
+  spaces, and a GIF of a game of the family's main id (``main_id``) played by two agents
+  (``mancala_envs.render``);
 * ``reference/cli.md``: ``mancala --help`` and every subcommand's help;
 * ``reference/api/*.md``: mkdocstrings pages of the public modules (read from the installed
   layout that ``scripts/docs_hooks.py`` mirrors).
@@ -24,7 +25,7 @@ from docutils.core import publish_parts
 from mancala_envs import cli, make_game
 from mancala_envs.agents import make_agent
 from mancala_envs.evaluation import play_game
-from mancala_envs.registry import FAMILY_MODULES, get_entry, list_envs
+from mancala_envs.registry import FAMILY_MODULES, get_entry
 from mancala_envs.render import frames_of_game, save_gif
 
 GIF_PLIES = 40  # frames per game picture: the opening of a game, enough to see the rules at work
@@ -50,8 +51,23 @@ def rst_to_html(text: str) -> str:
     return publish_parts(text, writer_name="html5", settings_overrides=settings)["body"]
 
 
+def family_name(module) -> str:
+    return module.__name__.rpartition(".")[2]
+
+
 def family_ids(module) -> list[str]:
-    return [env_id for env_id in list_envs() if get_entry(env_id).game_class.__module__ == module.__name__]
+    """The family's registered ids in the order its ``VARIANTS`` lists them."""
+    return [variant.env_id for variant in module.VARIANTS]
+
+
+def main_id(module) -> str:
+    """The id that stands for the family: ``<family>-v0`` (``kalah-v0`` for the Kalah page).
+
+    A family module that registers no such id must put its main id first in ``VARIANTS``.
+    """
+    ids = family_ids(module)
+    named = f"{family_name(module)}-v0"
+    return named if named in ids else ids[0]
 
 
 def game_gif(env_id: str) -> bytes:
@@ -66,8 +82,9 @@ def game_gif(env_id: str) -> bytes:
 
 
 def game_page(module) -> str:
-    family = module.__name__.rpartition(".")[2]
+    family = family_name(module)
     ids = family_ids(module)
+    shown = main_id(module)
     title = module.__doc__.strip().splitlines()[0].rstrip(".")
     rows = []
     for env_id in ids:
@@ -75,11 +92,11 @@ def game_page(module) -> str:
         rows.append(f"| `{env_id}` | {get_entry(env_id).description} | {game.observation_size} | "
                     f"{game.num_actions} |")
     with mkdocs_gen_files.open(f"games/{family}.gif", "wb") as handle:
-        handle.write(game_gif(ids[0]))
+        handle.write(game_gif(shown))
     return "\n".join([
         f"# {title}", "",
-        f"![A game of {ids[0]}: {GIF_AGENTS[0]} against {GIF_AGENTS[1]}]({family}.gif)", "",
-        f"*The first {GIF_PLIES} plies of `{ids[0]}`, {GIF_AGENTS[0]} against {GIF_AGENTS[1]}; the last move "
+        f"![A game of {shown}: {GIF_AGENTS[0]} against {GIF_AGENTS[1]}]({family}.gif)", "",
+        f"*The first {GIF_PLIES} plies of `{shown}`, {GIF_AGENTS[0]} against {GIF_AGENTS[1]}; the last move "
         "is ringed in orange.*", "",
         "| id | description | observation size | actions |", "|---|---|---|---|", *rows, "",
         f"This page is the docstring of `{module.__name__}` "
@@ -100,7 +117,7 @@ def cli_page() -> str:
 
 def main() -> None:
     for module in FAMILY_MODULES:
-        family = module.__name__.rpartition(".")[2]
+        family = family_name(module)
         with mkdocs_gen_files.open(f"games/{family}.md", "w") as handle:
             handle.write(game_page(module))
     with contextlib.redirect_stdout(io.StringIO()), mkdocs_gen_files.open("reference/cli.md", "w") as handle:

@@ -8,7 +8,7 @@
   ``strength*.json``), oracle accuracy, training runs.
 
 Every figure on these pages is read from a results file: a benchmark that reruns rewrites its
-file, and the pages follow at the next docs build. The text of this script holds no figure.
+file, and this script rewrites the pages from it. The text of this script holds no figure.
 
 Files are recognised by their content: a script's own schema (``run.py``, ``solve.py``,
 ``strength.py``), or the *recorded table* schema for tables that no script writes (measured
@@ -22,11 +22,13 @@ by hand, or transcribed from an earlier run whose file was not kept)::
 
 Any other JSON file is shown on the performance page as a flat list of its values.
 
-Run by the mkdocs-gen-files plugin (``mkdocs.yml``), the pages are written into the site only.
-From the command line::
+The pages are committed (``docs/performance.md``, ``docs/solver.md``, ``docs/strength.md``), so
+they read on the repository's web view as in the site, and a test checks that they and the
+README block equal what this script makes of the committed results. After a benchmark rerun::
 
-    python scripts/gen_results_pages.py --readme README.md     # rewrite the README's headline block
-    python scripts/gen_results_pages.py --out DIR              # write the three pages into DIR
+    python scripts/gen_results_pages.py            # rewrite the three pages and the README's block
+    python scripts/gen_results_pages.py --check    # exit 1, naming the files, if any is out of date
+    python scripts/gen_results_pages.py --out DIR --readme FILE    # elsewhere
 
 The README block is the text between the lines ``<!-- headline-results:begin -->`` and
 ``<!-- headline-results:end -->``: a short table whose every row links to its page.
@@ -39,6 +41,8 @@ import json
 import sys
 from pathlib import Path
 from typing import Any, Callable
+
+from mancala_envs.core.files import write_text_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -422,7 +426,11 @@ def headline_rows(results: dict[str, dict]) -> list[tuple[str, str, str]]:
                          f"{ratio(ratios['mcts_vs_openspiel_sims'])}", "performance"))
         cold = _fig(figures, "cold_start")
         if cold.get("value") is not None:
-            rows.append(("First use: a new process to its first search move", seconds(cold["value"]), "performance"))
+            firsts = [run["first_ever"]["launch_to_move_seconds"] for run in cold.get("agents", {}).values()
+                      if "launch_to_move_seconds" in run.get("first_ever", {})]
+            empty = f"; {seconds(max(firsts))} with an empty numba cache" if firsts else ""
+            rows.append((f"A new process to its first search move on `{cold.get('env_id', '')}`",
+                         f"{seconds(cold['value'])} with warm caches{empty}", "performance"))
     strength = [(n, d) for n, d in _of_kind(results, "strength")]
     main = [r for _, d in strength if d["setting"] == "main" for r in d["rows"]]
     if main:
@@ -463,33 +471,34 @@ def rewrite_readme(text: str, block: str) -> str:
 
 
 # -- entry points -------------------------------------------------------------------------------
-def write_site_pages() -> None:
-    """The mkdocs-gen-files entry: the three pages into the site being built."""
-    import mkdocs_gen_files
-
-    for page, text in build_pages(load_results()).items():
-        with mkdocs_gen_files.open(f"{page}.md", "w") as handle:
-            handle.write(text)
+def generated_files(results: dict[str, dict], out: Path, readme: Path, link: str) -> dict[Path, str]:
+    """``{path: text}`` of every file this script writes: the three pages and the README."""
+    files = {out / f"{page}.md": text for page, text in build_pages(results).items()}
+    files[readme] = rewrite_readme(readme.read_text(encoding="utf-8"), headline_block(results, link))
+    return files
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--results", type=Path, default=RESULTS, help="folder of the results files")
-    parser.add_argument("--readme", type=Path, help="rewrite this README's headline block in place")
-    parser.add_argument("--out", type=Path, help="write performance.md, solver.md and strength.md here")
+    parser.add_argument("--readme", type=Path, default=ROOT / "README.md",
+                        help="the README whose headline block is rewritten (default: the repository's)")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs",
+                        help="where performance.md, solver.md and strength.md go (default: docs/)")
     parser.add_argument("--link", default=DOCS_LINK, help="the README rows' link, {page} for the page name")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file is out of date")
     args = parser.parse_args(argv)
-    if args.readme is None and args.out is None:
-        parser.error("give --readme README.md and/or --out DIR")
     try:
-        results = load_results(args.results)
-        if args.out is not None:
-            args.out.mkdir(parents=True, exist_ok=True)
-            for page, text in build_pages(results).items():
-                (args.out / f"{page}.md").write_text(text, encoding="utf-8")
-        if args.readme is not None:
-            text = args.readme.read_text(encoding="utf-8")
-            args.readme.write_text(rewrite_readme(text, headline_block(results, args.link)), encoding="utf-8")
+        files = generated_files(load_results(args.results), args.out, args.readme, args.link)
+        stale = [path for path, text in files.items()
+                 if not path.exists() or path.read_text(encoding="utf-8") != text]
+        if args.check:
+            for path in stale:
+                print(f"out of date: {path} (run python scripts/gen_results_pages.py)", file=sys.stderr)
+            return 1 if stale else 0
+        args.out.mkdir(parents=True, exist_ok=True)
+        for path in stale:
+            write_text_atomic(path, files[path])
     except (ResultsError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -498,5 +507,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-elif __name__ == "<run_path>":  # run by mkdocs-gen-files (runpy.run_path); an import does nothing
-    write_site_pages()

@@ -1,10 +1,10 @@
 """The measured-results pages come from ``benchmarks/results/*.json`` and nothing else.
 
-``scripts/gen_results_pages.py`` builds ``performance.md``, ``solver.md`` and ``strength.md`` for
-the docs site and the README's headline block. Checked here: the committed files build every
+``scripts/gen_results_pages.py`` writes ``docs/performance.md``, ``docs/solver.md`` and
+``docs/strength.md`` and the README's headline block. Checked here: the committed files build every
 page; a value changed in a copy of a file changes the page; the script's own text adds no figure
-(no results file: no figure on any page); the README's block, when the README has the markers,
-is what the script generates; bad input is refused with a message.
+(no results file: no figure on any page); the committed pages and README block are what the
+script makes of the committed results; bad input is refused with a message.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def test_headline_rows_link_to_their_pages(gen):
     rows = lines[3:-1]
     assert 5 <= len(rows) <= 10
     assert all(re.search(r"\]\(docs/(performance|solver|strength)\.md\)", row) for row in rows)
-    for words in ("OpenSpiel", "BatchEnv", "MCTSBot", "First use", "Main job", "learned evaluation", "Solver"):
+    for words in ("OpenSpiel", "BatchEnv", "MCTSBot", "first search move", "Main job", "learned evaluation", "Solver"):
         assert words in block, words
 
 
@@ -106,27 +106,37 @@ def test_readme_block_is_rewritten_between_the_markers(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("# x\n\nbefore\n<!-- headline-results:begin -->\nold\n<!-- headline-results:end -->\nafter\n",
                       encoding="utf-8")
-    done = subprocess.run([sys.executable, str(SCRIPT), "--readme", str(readme)], capture_output=True, text=True)
+    out = ["--readme", str(readme), "--out", str(tmp_path / "pages")]
+    done = subprocess.run([sys.executable, str(SCRIPT), *out], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     text = readme.read_text(encoding="utf-8")
     assert text.startswith("# x\n\nbefore\n<!-- headline-results:begin -->\n| measured |")
     assert text.endswith("<!-- headline-results:end -->\nafter\n") and "\nold\n" not in text
-    again = subprocess.run([sys.executable, str(SCRIPT), "--readme", str(readme)], capture_output=True, text=True)
+    again = subprocess.run([sys.executable, str(SCRIPT), *out], capture_output=True, text=True)
     assert again.returncode == 0 and readme.read_text(encoding="utf-8") == text  # idempotent
 
 
-def test_readme_block_matches_the_results(gen):
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    if gen.BEGIN not in text:
-        pytest.skip("the README has no headline block")
-    assert gen.rewrite_readme(text, gen.headline_block(gen.load_results())) == text, (
-        "README.md's headline block is stale: run python scripts/gen_results_pages.py --readme README.md")
+def test_committed_pages_and_readme_block_match_the_results():
+    done = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_check_names_a_stale_page(tmp_path):
+    pages = tmp_path / "pages"
+    readme = tmp_path / "README.md"
+    shutil.copy(ROOT / "README.md", readme)
+    args = [sys.executable, str(SCRIPT), "--out", str(pages), "--readme", str(readme)]
+    assert subprocess.run(args, capture_output=True, text=True).returncode == 0
+    (pages / "solver.md").write_text("edited by hand\n", encoding="utf-8")
+    done = subprocess.run([*args, "--check"], capture_output=True, text=True)
+    assert done.returncode == 1 and "solver.md" in done.stderr and "strength.md" not in done.stderr
 
 
 def test_bad_input_is_refused(gen, tmp_path, results_copy):
     readme = tmp_path / "README.md"
     readme.write_text("no markers\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, str(SCRIPT), "--readme", str(readme)], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, str(SCRIPT), "--readme", str(readme), "--out", str(tmp_path)],
+                          capture_output=True, text=True)
     assert done.returncode == 2 and "headline-results:begin" in done.stderr
     (results_copy / "broken.json").write_text("{", encoding="utf-8")
     with pytest.raises(gen.ResultsError, match="broken.json"):
