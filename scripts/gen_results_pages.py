@@ -369,7 +369,7 @@ RENDERERS: dict[str, Callable[[str, dict], str]] = {
 
 INTROS = {
     "performance": "Speed of the environments, the batched engine and the searches, against the peers "
-                   "(PettingZoo, OpenSpiel) and against the issue's targets, and the time a new process takes "
+                   "(PettingZoo, OpenSpiel) and against the project's speed targets, and the time a new process takes "
                    "to its first move.",
     "solver": "Exact values of Kalah boards from the solver (`mancala solve`), the endgame databases, "
               "and the solver's design choices as measured.",
