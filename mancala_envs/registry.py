@@ -1,8 +1,9 @@
 """The one registry of env ids: every game and variant, with its preset options.
 
 Each game family module lists its ids as plain data (``VARIANTS``, a tuple of
-``core.game.Variant``); this module names the family modules (``FAMILY_MODULES``) and
-registers their variants as it is imported. Adding a game means writing its module (and
+``core.game.Variant``, the family's main id first: ``kalah-v0``, ``afrika-v0``, ...); this
+module names the family modules (``FAMILY_MODULES``) and registers their variants as it is
+imported. Adding a game means writing its module (and
 its per-rule tests) and naming it here.
 
 ``register_game`` adds an id; ``make_game`` builds the rules object; ``make`` builds the
@@ -81,6 +82,12 @@ for _family in FAMILY_MODULES:
 def list_envs() -> list[str]:
     """Every registered id, sorted."""
     return sorted(_REGISTRY)
+
+
+def main_ids() -> list[str]:
+    """Each family's main id (the first of its ``VARIANTS``), in ``FAMILY_MODULES`` order: the id
+    that stands for the family on its docs page and in the fast test lane."""
+    return [family.VARIANTS[0].env_id for family in FAMILY_MODULES]
 
 
 def get_entry(env_id: str) -> EnvEntry:

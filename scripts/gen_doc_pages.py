@@ -61,13 +61,8 @@ def family_ids(module) -> list[str]:
 
 
 def main_id(module) -> str:
-    """The id that stands for the family: ``<family>-v0`` (``kalah-v0`` for the Kalah page).
-
-    A family module that registers no such id must put its main id first in ``VARIANTS``.
-    """
-    ids = family_ids(module)
-    named = f"{family_name(module)}-v0"
-    return named if named in ids else ids[0]
+    """The id that stands for the family (the first of its ``VARIANTS``: ``kalah-v0`` for the Kalah page)."""
+    return module.VARIANTS[0].env_id
 
 
 def game_gif(env_id: str) -> bytes:

@@ -20,6 +20,26 @@ settings.register_profile("dev", deadline=None, max_examples=60, suppress_health
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+def _variant_ids_in(value) -> set[str]:
+    """The registered ids that are not a family's main id, named by a test parameter (an id, a
+    ``module:mancala/ID`` string, or a tuple holding one)."""
+    from mancala_envs.registry import list_envs, main_ids
+
+    variants = set(list_envs()) - set(main_ids())
+    words = value if isinstance(value, (tuple, list)) else (value,)
+    return {word.rpartition("/")[2] for word in words if isinstance(word, str) and word.rpartition("/")[2] in variants}
+
+
+def pytest_collection_modifyitems(config, items):
+    """The fast lane (``-m "not slow"``) runs every test for each family's main id (``kalah-v0``,
+    ``afrika-v0``, ``progressive-v0``, ``rondell-v0``, ``widdershins-v0``); the cases of a test that
+    is parametrized over the other ids are marked ``slow`` and run in the full suite."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if any(_variant_ids_in(value) for value in params.values()):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_sessionstart(session):
     """Under pytest-xdist, compile the kernels and search loops once, split over the cores.
 

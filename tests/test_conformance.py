@@ -51,6 +51,14 @@ def test_registry_lists_the_kalah_family():
         assert env_id in ENV_IDS
 
 
+def test_each_family_has_one_main_id_named_after_it():
+    from mancala_envs.registry import FAMILY_MODULES, get_entry, main_ids
+
+    ids = main_ids()
+    assert ids == [f"{get_entry(i).game_class.family}-v0" for i in ids]
+    assert len(set(ids)) == len(FAMILY_MODULES) and set(ids) <= set(ENV_IDS)
+
+
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_pettingzoo_api_test(env_id):
     api_test(make(env_id), num_cycles=300)
