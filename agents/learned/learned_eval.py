@@ -69,8 +69,8 @@ as plain alpha-beta (``tanh`` keeps the order of the values), so what the networ
 adds to the game's own evaluation; without it (0, files written by PPO) the network alone
 values a position. On Afrika, alpha-beta on the captured difference alone loses clearly to
 plain alpha-beta on Afrika's heuristic (which adds the row difference), and a network alone
-sees scores up to 128 only through one-hot levels that stop at 15. ``blended_value(net, obs, h)`` is the jitted blended value,
-``LearnedEval.value`` with ``own=`` the numpy one.
+sees scores up to 128 only through one-hot levels that stop at 15. ``blended_value(net, obs,
+h)`` is the jitted blended value, ``LearnedEval.value`` with ``own=`` the numpy one.
 
 ``LearnedPolicyAgent`` plays the file's policy head greedily, with no search: the bare
 network of a run trained by ``mancala_envs.training.search_bootstrap``.
