@@ -17,8 +17,9 @@ the endings included.
 One module per game declares its set next to its code, column by column in its docstring:
 ``rondell`` (``RONDELL_FEATURES``), ``widdershins`` (``WIDDERSHINS_FEATURES``) and
 ``progressive`` (``PROGRESSIVE_FEATURES``). Each is a ``MoveFeatureSet`` (``common``) naming the
-``Game`` class it reads, the way a ``Game`` names its ``kernel``; ``MOVE_FEATURES`` maps each
-Game class to its set. Nothing dispatches on a family's name: a game's set is found from the
+``Game`` class it reads, the way a ``Game`` names its ``kernel``, and registered by its name
+(``common.register``: a pickled set is read back by name, so a worker process uses its own
+compiled functions); ``MOVE_FEATURES`` maps each Game class to its set. Nothing dispatches on a family's name: a game's set is found from the
 game itself (``move_feature_set``) or from its kernel (``features_into_for``).
 
 ``features: moves`` in a value config (``value.features``) appends them to the encoded

@@ -25,7 +25,7 @@ from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.jit_helpers import copy_into
 
 __all__ = ["MoveFeatureError", "MoveFeatureSet", "MoveFeatures", "NO_GAIN", "NO_MOVE_FEATURES", "batch_of",
-           "clear", "difference_with", "no_features_into", "replies_with"]
+           "clear", "difference_with", "no_features_into", "register", "replies_with"]
 
 NO_GAIN = 1 << 30  # more than any gain: -NO_GAIN starts a maximum over no move yet
 
@@ -53,15 +53,22 @@ class MoveFeatureSet(NamedTuple):
         return _registered_set, (self.name,)
 
 
-def _registered_set(name: str) -> MoveFeatureSet:
-    """The set registered under ``name`` (``MOVE_FEATURES``): how a pickled set is read back."""
-    from . import MOVE_FEATURES
+_REGISTERED: dict[str, MoveFeatureSet] = {}
 
-    for feature_set in MOVE_FEATURES.values():
-        if feature_set.name == name:
-            return feature_set
-    raise MoveFeatureError(f"no move features named {name!r}; the sets are "
-                           f"{', '.join(s.name for s in MOVE_FEATURES.values())}")
+
+def register(feature_set: MoveFeatureSet) -> MoveFeatureSet:
+    """Record a game module's declared set under its name (how a pickled set is read back); returns it.
+    Importing this module imports the package, which imports every game's module."""
+    if _REGISTERED.setdefault(feature_set.name, feature_set) is not feature_set:
+        raise MoveFeatureError(f"two move feature sets are named {feature_set.name!r}")
+    return feature_set
+
+
+def _registered_set(name: str) -> MoveFeatureSet:
+    """The set registered under ``name``: how a pickled set is read back."""
+    if name not in _REGISTERED:
+        raise MoveFeatureError(f"no move features named {name!r}; the sets are {', '.join(_REGISTERED)}")
+    return _REGISTERED[name]
 
 
 class MoveFeatures(NamedTuple):

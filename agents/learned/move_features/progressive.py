@@ -62,7 +62,7 @@ from mancala_envs.games.progressive import observe as progressive_observe
 from mancala_envs.games.progressive import returns as progressive_returns
 from mancala_envs.games.progressive import scores as progressive_scores
 
-from .common import NO_GAIN, MoveFeatureSet, batch_of, clear, difference_with, replies_with
+from .common import NO_GAIN, MoveFeatureSet, batch_of, clear, difference_with, register, replies_with
 
 __all__ = ["PROGRESSIVE_FEATURES", "PROG_PER_MOVE", "PROG_SUMMARY", "progressive_features_into"]
 
@@ -162,7 +162,7 @@ def _layout(options) -> np.ndarray:
 
 
 #: Progressive's set. Version 1: the first, every column read from the afterstates the kernel plays.
-PROGRESSIVE_FEATURES = MoveFeatureSet(
+PROGRESSIVE_FEATURES = register(MoveFeatureSet(
     name="progressive", game=ProgressiveGame, version=1, per_block=PROG_PER_MOVE, summary=PROG_SUMMARY,
     blocks=_holes, layout=_layout,
-    features_into=progressive_features_into, features_batch=batch_of(progressive_features_into))
+    features_into=progressive_features_into, features_batch=batch_of(progressive_features_into)))

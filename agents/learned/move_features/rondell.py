@@ -52,7 +52,7 @@ from mancala_envs.games.rondell import legal_mask as rondell_legal_mask
 from mancala_envs.games.rondell import returns as rondell_returns
 from mancala_envs.games.rondell import scores as rondell_scores
 
-from .common import NO_GAIN, MoveFeatureSet, batch_of, clear, difference_with, replies_with
+from .common import NO_GAIN, MoveFeatureSet, batch_of, clear, difference_with, register, replies_with
 
 __all__ = ["RONDELL_FEATURES", "ROND_PER_PILE", "ROND_SUMMARY", "rondell_features_into"]
 
@@ -155,7 +155,7 @@ def _layout(options) -> np.ndarray:
 
 #: Rondell's set. Version 2: every column read from the afterstates the kernel plays, the
 #: opponent's replies included (version 1: the first landing of each lift simulated on the observation).
-RONDELL_FEATURES = MoveFeatureSet(
+RONDELL_FEATURES = register(MoveFeatureSet(
     name="rondell", game=RondellGame, version=2, per_block=ROND_PER_PILE, summary=ROND_SUMMARY,
     blocks=_piles, layout=_layout,
-    features_into=rondell_features_into, features_batch=batch_of(rondell_features_into))
+    features_into=rondell_features_into, features_batch=batch_of(rondell_features_into)))

@@ -73,7 +73,7 @@ from mancala_envs.games.widdershins import player_cards as widdershins_player_ca
 from mancala_envs.games.widdershins import returns as widdershins_returns
 from mancala_envs.games.widdershins import scores as widdershins_scores
 
-from .common import NO_GAIN, MoveFeatureSet, batch_of, clear, difference_with, replies_with
+from .common import NO_GAIN, MoveFeatureSet, batch_of, clear, difference_with, register, replies_with
 
 __all__ = ["WIDDERSHINS_FEATURES", "WIDD_PER_MOVE", "WIDD_SUMMARY", "widdershins_features_into"]
 
@@ -243,7 +243,7 @@ def _layout(options) -> np.ndarray:
 #: Widdershins' set. Version 3: columns 12-14 and the sixth summary column, each move's line of
 #: three plies (version 2: columns 0-11, every column read from the afterstates the kernel plays;
 #: version 1: the first landing simulated on the observation).
-WIDDERSHINS_FEATURES = MoveFeatureSet(
+WIDDERSHINS_FEATURES = register(MoveFeatureSet(
     name="widdershins", game=WiddershinsGame, version=3, per_block=WIDD_PER_MOVE, summary=WIDD_SUMMARY,
     blocks=_moves, layout=_layout,
-    features_into=widdershins_features_into, features_batch=batch_of(widdershins_features_into))
+    features_into=widdershins_features_into, features_batch=batch_of(widdershins_features_into)))
