@@ -7,10 +7,10 @@ summary, how many blocks and which layout numbers a game's options give, and its
 ``features_into(layout, state, params, obs, out)`` for one position. ``MoveFeatures`` is a set
 resolved for one game (``move_feature_set``): the layout, the width and the function.
 
-The jitted function writes only when ``out`` has the width its layout gives
-(``width_matches``): a search loop built for one game compiles in only that game's function, and
-a network of another game's features (another layout, another width) is then left unread instead
-of written past its scratch.
+The jitted function zeroes ``out`` and fills it only when ``out`` has the width its layout gives:
+a search loop built for one game compiles in only that game's function, and a network of another
+game's features (another layout, another width) handed to it is then left at zeros instead of
+written past its scratch. Each game module ``register``s its set by name.
 """
 
 from __future__ import annotations
