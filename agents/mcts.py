@@ -289,7 +289,7 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits):
     returns, plies, scores, observe = k.returns, k.plies, k.scores, k.observe
     copy_position = inlined(search_hooks[0])  # Game.search_hooks: every row holds a position of the game, or zeros
     heuristic = inlined(heuristic)
-    load_features = features_loader(kernel)  # only the feature sets this kernel's games use
+    load_features = features_loader(kernel)  # only this kernel's game's move features (its registered set)
     draw_random_move = random_move_drawer(legal_mask, legal_bits)  # the playouts' draw (core.playout)
 
     @njit(inline="always")

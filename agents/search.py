@@ -374,7 +374,7 @@ def _build_negamax(kernel, heuristic, search_hooks, width):
     returns, observe, plies = k.returns, k.observe, k.plies
     copy_position, position_key = (inlined(f) for f in search_hooks)  # Game.search_hooks
     heuristic = inlined(heuristic)
-    load_features = features_loader(kernel)  # only the feature sets this kernel's games use
+    load_features = features_loader(kernel)  # only this kernel's game's move features (its registered set)
 
     @njit(inline="always")
     def identify(line, buffers, params, key_mode, d):

@@ -6,11 +6,11 @@
 On the same random mid-game positions (uniformly random moves from seeded deals) it runs
 ``search(state, depth)`` three ways: plain alpha-beta (the score difference at the leaves),
 a learned evaluation without move features, and one with the game's move features
-(``value.features: moves``; for Widdershins computed from the leaf's state by the kernel,
-``mancala_envs.agents.learned.move_features``). The networks are random, of the committed config's
-shape (``scaled`` encoding, one hidden layer of 64, score blend): the cost per node does not
-depend on the weights. It prints nodes per second of each (every search's nodes over its
-seconds, summed) and the ratios, and writes them as JSON to
+(``value.features: moves``, computed from the leaf's state by the kernel: the set the game declares
+in ``mancala_envs.agents.learned.move_features``; Rondell, Widdershins and Progressive have one).
+The networks are random, of the committed config's shape (``scaled`` encoding, one hidden layer
+of 64, score blend): the cost per node does not depend on the weights. It prints nodes per second
+of each (every search's nodes over its seconds, summed) and the ratios, and writes them as JSON to
 ``benchmarks/results/leaf_cost.json`` (or ``--out``) with ``os.getloadavg()``. Timings
 depend on the machine's load: compare the ratios of one run.
 """
@@ -53,13 +53,14 @@ def positions(game, count: int, seed: int) -> list:
 
 
 def random_evaluation(game, features: str, seed: int) -> LearnedEval:
-    """A random network of the committed Widdershins config's shape (scaled, [64], score blend)."""
+    """A random network of the committed Widdershins config's shape (scaled, [64], score blend), reading
+    the game's move features with ``features="moves"``."""
     rng = np.random.default_rng(seed)
     width = input_width(game, "scaled", features)
     value = [(rng.normal(size=(width, 64)) / np.sqrt(width), np.zeros(64)), (rng.normal(size=(64, 1)) * 0.1, np.zeros(1))]
     spec = encoding_spec("scaled", game.observation_size, game.observation_bounds())
     return LearnedEval(game, spec, "relu", [(w.astype(np.float32), b.astype(np.float32)) for w, b in value], None,
-                       "random", None, 1 / 6, move_feature_set(features, game.family, game.options))
+                       "random", None, 1 / 6, move_feature_set(features, game))
 
 
 def nodes_per_second(states, depth: int, evaluation) -> tuple[float, int]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -22,7 +24,8 @@ from mancala_envs.agents.mcts import mcts_search
 from mancala_envs.agents.search import WIN_BONUS, search
 from mancala_envs.agents.specs import AgentSpecError, make_agent
 from mancala_envs.core.encodings import ENCODINGS, MAX_LEVELS, encode, encoding_spec
-from mancala_envs.agents.learned.move_features import MoveFeatureError, features_into_for, move_feature_set, move_features
+from mancala_envs.agents.learned.move_features import (MOVE_FEATURES, MoveFeatureError, features_into_for,
+                                                       move_feature_set, move_features, no_features_into)
 from mancala_envs.games.widdershins import pass_turn
 from mancala_envs.core.game import State
 from mancala_envs.registry import make_game
@@ -55,7 +58,7 @@ def features_match_reference(game, features, positions, reference, loop_function
     for position, state, obs, row in zip(positions, states, observations, rows):
         assert np.allclose(row, reference(game, position), atol=1e-6)
         before = state.copy()
-        loop_features(features.code, features.layout, state, game.params, obs, one)
+        loop_features(features.layout, state, game.params, obs, one)
         assert np.array_equal(one, row) and np.array_equal(state, before)
     return rows
 
@@ -379,7 +382,7 @@ def test_widdershins_move_features_are_the_kernels_afterstates(env_id):
     is the change of the mover's score difference the kernel's move makes, sow-on laps included;
     under Gering's ending the captured cards (columns 1, 2) unless the move draws by repetition."""
     game = make_game(env_id)
-    features = move_feature_set("moves", game.family, game.options)
+    features = move_feature_set("moves", game)
     positions = random_positions(game, 80, seed=11)
     rows = _features(game, features, positions)
     moved = 0
@@ -412,7 +415,7 @@ def test_jitted_forward_pass_with_move_features_equals_numpy(env_id, tmp_path):
     sizes = [width, 10, 1]
     value = [(rng.normal(size=(a, b)), rng.normal(size=b)) for a, b in zip(sizes, sizes[1:])]
     policy = [(rng.normal(size=(width, game.num_actions)), rng.normal(size=game.num_actions))]
-    features = move_feature_set("moves", game.family, game.options)
+    features = move_feature_set("moves", game)
     shared = rng.normal(size=features.per_block)
     save_evaluation(tmp_path, game, "scaled", "relu", value, policy, score_scale=0.2, features="moves",
                     policy_move=shared)
@@ -423,7 +426,7 @@ def test_jitted_forward_pass_with_move_features_equals_numpy(env_id, tmp_path):
     references = evaluation.policy_logits(obs, states=states)
     for p, o, reference in zip(positions, obs, references):
         net.obs[:] = o
-        load_features(net, p.array, game.params)
+        load_features(net, p)
         jitted.append(net_value(net, net.obs))
         net_policy(net, net.obs, logits)
         assert np.allclose(logits, reference, rtol=1e-5, atol=1e-5)
@@ -454,12 +457,53 @@ def test_an_evaluation_of_older_widdershins_features_is_refused(tmp_path):
         load_evaluation(tmp_path, game)
 
 
+def test_an_evaluation_of_another_feature_set_is_refused(tmp_path):
+    """The file names the game's feature set (``features_set``) beside its version: a file naming another
+    set is refused; a file without the name (written before the sets were named) reads as the game's own."""
+    game = make_game("widdershins-v0")
+    layer = [(np.zeros((input_width(game, "scaled", "moves"), 1)), np.zeros(1))]
+    path = save_evaluation(tmp_path, game, "scaled", "relu", layer, features="moves")
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    assert str(arrays["features_set"]) == "widdershins" and int(arrays["features_version"]) == 3
+    np.savez(path, **{**arrays, "features_set": "rondell"})
+    with pytest.raises(EvalFileError, match="trained on the 'rondell' move features; this game's are 'widdershins'"):
+        load_evaluation(tmp_path, game)
+    np.savez(path, **{k: v for k, v in arrays.items() if k != "features_set"})
+    assert load_evaluation(tmp_path, game).features.feature_set is MOVE_FEATURES[type(game)]
+
+
+def test_each_game_declares_its_move_features():
+    """``MOVE_FEATURES`` maps each Game class to the set its module declares: a game's set is found from the
+    game (``move_feature_set``) and from its kernel (``features_into_for``), and pickles by name."""
+    assert {cls.family for cls in MOVE_FEATURES} == {"rondell", "widdershins", "progressive"}
+    for env_id in IDS:
+        game = make_game(env_id)
+        declared = MOVE_FEATURES.get(type(game))
+        if declared is None:
+            assert features_into_for(game.kernel) is no_features_into
+            with pytest.raises(MoveFeatureError, match=f"the {game.family} family has no move features"):
+                move_feature_set("moves", game)
+            continue
+        features = move_feature_set("moves", game)
+        assert declared.game is type(game) and features.feature_set is declared
+        assert features_into_for(game.kernel) is declared.features_into
+        assert features.width == features.blocks * declared.per_block + declared.summary
+        assert pickle.loads(pickle.dumps(features)).feature_set is declared
+    rondell = make_game("rondell-v0")  # a scratch of another width (another game's network) is left unwritten
+    out = np.ones(7, np.float32)
+    rondell_set = move_feature_set("moves", rondell)
+    rondell_set.feature_set.features_into(rondell_set.layout, rondell.new_state(1).array, rondell.params,
+                                          rondell.new_state(1).observation(0), out)
+    assert not out.any()
+
+
 def _scorer_file(game, tmp_path, scorer_hidden, seed=6):
     """An evaluation with move features, a policy, the shared move weights and a move scorer with
     ``scorer_hidden`` hidden layers, all random; returns the scorer's layers."""
     rng = np.random.default_rng(seed)
     width = input_width(game, "scaled", "moves")
-    features = move_feature_set("moves", game.family, game.options)
+    features = move_feature_set("moves", game)
     value = [(rng.normal(size=(width, 1)), rng.normal(size=1))]
     policy = [(rng.normal(size=(width, 7)) / 9, rng.normal(size=7)), (rng.normal(size=(7, game.num_actions)),
                                                                        rng.normal(size=game.num_actions))]
@@ -495,7 +539,7 @@ def test_the_move_scorer_is_played_as_the_numpy_pass_computes_it(env_id, tmp_pat
         net, logits = evaluation.net(), np.zeros(game.num_actions)
         for p, o, reference in zip(positions, obs, references):
             net.obs[:] = o
-            load_features(net, p.array, game.params)
+            load_features(net, p)
             net_policy(net, net.obs, logits)
             assert np.allclose(logits, reference, rtol=1e-5, atol=1e-5), hidden
         agent = LearnedPolicyAgent(tmp_path, seed=1)
@@ -545,10 +589,12 @@ def test_a_move_scorer_comes_with_its_own_file_format(tmp_path):
 
 def test_move_features_bad_input_is_clear(tmp_path):
     kalah = make_game("kalah-v0")
-    with pytest.raises(MoveFeatureError, match="the kalah family has no move features"):
-        move_feature_set("moves", kalah.family, kalah.options)
+    with pytest.raises(MoveFeatureError, match="the kalah family has no move features \\(feature set 'moves' exists "
+                                               "for progressive, rondell and widdershins\\)"):
+        move_feature_set("moves", kalah)
+    assert move_feature_set("none", kalah).width == 0
     with pytest.raises(MoveFeatureError, match="unknown feature set 'cards'; feature sets are none, moves"):
-        move_feature_set("cards", "rondell", {})
+        move_feature_set("cards", make_game("rondell-v0"))
     with pytest.raises(EvalFileError, match="no move features"):
         save_evaluation(tmp_path, kalah, "onehot", "relu", [(np.zeros((1, 1)), np.zeros(1))], features="moves")
     rondell = make_game("rondell-v0")

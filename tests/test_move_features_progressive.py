@@ -12,8 +12,9 @@ from mancala_envs.agents.learned.learned_eval import (EvalFileError, LearnedPoli
                                               load_features, net_policy, net_value, save_evaluation, scorer_width)
 from mancala_envs.agents.specs import make_agent
 from mancala_envs.games import progressive
-from mancala_envs.agents.learned.move_features import (FEATURE_VERSIONS, PROG_PER_MOVE, PROG_SUMMARY, features_into_for,
-                                              move_feature_set, move_features, progressive_features_into)
+from mancala_envs.agents.learned.move_features import features_into_for, move_feature_set, move_features
+from mancala_envs.agents.learned.move_features.progressive import (PROG_PER_MOVE, PROG_SUMMARY, PROGRESSIVE_FEATURES,
+                                                                   progressive_features_into)
 from mancala_envs.registry import make_game
 from test_learned_eval import agents_play_legal_moves, features_match_reference, live_positions, random_positions
 
@@ -23,7 +24,7 @@ WEST, EAST = 1, 0
 
 def _features(game, positions):
     """The move features of ``positions`` (State objects) through the numpy entry point."""
-    features = move_feature_set("moves", game.family, game.options)
+    features = move_feature_set("moves", game)
     states = np.array([p.array for p in positions])
     observations = np.array([p.observation(max(p.current_player, 0)) for p in positions])
     return move_features(features, game.params, states, observations)
@@ -145,9 +146,9 @@ def test_progressive_move_features_are_the_kernels_afterstates(env_id):
     """The jitted features (the numpy entry point and the function Progressive's search loops compile
     in) equal the Python computation over ``State.apply`` on random positions; the state is left as it was."""
     game = make_game(env_id)
-    features = move_feature_set("moves", game.family, game.options)
+    features = move_feature_set("moves", game)
     assert features.width == game.options["holes"] * PROG_PER_MOVE + PROG_SUMMARY
-    assert features.version == FEATURE_VERSIONS["progressive"] == 1
+    assert features.version == PROGRESSIVE_FEATURES.version == 1
     rows = features_match_reference(game, features, random_positions(game, 80, seed=13), progressive_reference,
                                     progressive_features_into)
     n = game.options["holes"]
@@ -165,7 +166,7 @@ def test_search_loops_compile_in_progressives_features():
 
 def _evaluation(game, tmp_path, scorer_hidden=(6,), seed=5):
     """A random evaluation with Progressive's move features, a policy head, shared move weights and a move scorer."""
-    features = move_feature_set("moves", game.family, game.options)
+    features = move_feature_set("moves", game)
     width = input_width(game, "onehot", "moves")
     rng = np.random.default_rng(seed)
     value = [(rng.normal(size=(width, 10)) / np.sqrt(width), rng.normal(size=10)), (rng.normal(size=(10, 1)), rng.normal(size=1))]
@@ -184,7 +185,7 @@ def _jitted_passes(evaluation, positions, observations):
     net, values, logits = evaluation.net(), [], np.zeros((len(positions), game.num_actions))
     for p, o, row in zip(positions, observations, logits):
         net.obs[:] = o
-        load_features(net, p.array, game.params)
+        load_features(net, p)
         values.append(net_value(net, net.obs))
         net_policy(net, net.obs, row)
     return np.array(values), logits

@@ -11,9 +11,10 @@ import mancala_envs
 from mancala_envs.agents.learned.learned_eval import EvalFileError, LearnedPolicyAgent, input_width, load_evaluation, save_evaluation
 from mancala_envs.agents.specs import make_agent
 from mancala_envs.games import kalah, rondell, widdershins
-from mancala_envs.agents.learned.move_features import (FEATURE_VERSIONS, ROND_PER_PILE, ROND_SUMMARY, features_into_for,
-                                              move_feature_set, no_features_into, rondell_features_into,
-                                              widdershins_features_into)
+from mancala_envs.agents.learned.move_features import features_into_for, move_feature_set, no_features_into
+from mancala_envs.agents.learned.move_features.rondell import (ROND_PER_PILE, ROND_SUMMARY, RONDELL_FEATURES,
+                                                               rondell_features_into)
+from mancala_envs.agents.learned.move_features.widdershins import widdershins_features_into
 from mancala_envs.registry import make_game
 from test_learned_eval import agents_play_legal_moves, features_match_reference, random_positions  # random games' positions, reservation steps included
 
@@ -83,7 +84,7 @@ def test_rondell_move_features_are_the_kernels_afterstates(env_id):
     """The jitted features (the numpy entry point and the function Rondell's search loops compile
     in) equal the Python computation over ``State.apply`` on random positions; the state is left as it was."""
     game = make_game(env_id)
-    features = move_feature_set("moves", game.family, game.options)
+    features = move_feature_set("moves", game)
     assert features.width == game.options["piles"] * ROND_PER_PILE + ROND_SUMMARY
     positions = random_positions(game, 60, seed=7)
     rows = features_match_reference(game, features, positions, rondell_reference, rondell_features_into)
@@ -115,7 +116,7 @@ def _evaluation(game, tmp_path, seed=5):
 def test_an_evaluation_of_older_rondell_features_is_refused(tmp_path):
     """A file written with version 1 of Rondell's move features (the first landing simulated on the
     observation; files without ``features_version``) has weights for other columns: refused clearly."""
-    assert FEATURE_VERSIONS["rondell"] == 2
+    assert RONDELL_FEATURES.version == 2
     game = make_game("rondell-v0")
     path = _evaluation(game, tmp_path) / "evaluation.npz"
     with np.load(path) as data:

@@ -51,7 +51,7 @@ def policy_passes(trainer, evaluation, count: int, seed: int):
     net, logits, jitted = evaluation.net(), np.zeros(game.num_actions), []
     for p, o in zip(positions, obs):
         net.obs[:] = o
-        load_features(net, p.array, game.params)
+        load_features(net, p)
         net_policy(net, net.obs, logits)
         jitted.append(logits.copy())
     return positions, reference, evaluation.policy_logits(obs, rows=rows), np.array(jitted)
@@ -186,7 +186,7 @@ def test_the_plain_teacher_labels_the_same_games_with_plain_alphabetas_moves(tmp
     save_evaluation(tmp_path, game, "onehot", "relu", [(rng.normal(size=(width, 1)), np.zeros(1))])
     evaluation = load_evaluation(tmp_path, game)
     settings = {"depth": 2, "random_plies": 2, "epsilon": 0.0, "margin_scale": 6.0,
-                "features": move_feature_set("none", game.family, game.options)}
+                "features": move_feature_set("none", game)}
     ours = play_games(game, evaluation, [1, 2], {**settings, "policy_teacher": "search"})
     plain = play_games(game, evaluation, [1, 2], {**settings, "policy_teacher": "plain"})
     assert np.array_equal(ours[0], plain[0]) and np.array_equal(ours[1], plain[1])  # the same games, values
@@ -212,7 +212,7 @@ def test_widdershins_self_play_keeps_the_feature_rows_of_its_states(tmp_path):
     from mancala_envs.training.search_bootstrap import play_games
 
     game = make_game("widdershins-v0", max_plies=40)
-    features = move_feature_set("moves", game.family, game.options)
+    features = move_feature_set("moves", game)
     save_evaluation(tmp_path, game, "scaled", "relu", [(np.zeros((input_width(game, "scaled", "moves"), 1)), np.zeros(1))],
                     features="moves", score_scale=1 / 6)
     settings = {"depth": 1, "random_plies": 3, "epsilon": 0.0, "margin_scale": 6.0, "policy_teacher": "plain",
@@ -255,7 +255,7 @@ def test_soft_policy_targets_are_plain_alphabetas_values_of_every_move():
     from mancala_envs.agents.learned.move_features import move_feature_set
     from mancala_envs.training.search_bootstrap import play_games
     settings = {"depth": 2, "random_plies": 2, "epsilon": 0.0, "margin_scale": 6.0, "policy_teacher": "plain",
-                "policy_temperature": 1.0, "features": move_feature_set("none", game.family, game.options)}
+                "policy_temperature": 1.0, "features": move_feature_set("none", game)}
     batch = play_games(game, None, [3], settings)
     assert batch[7].shape == (len(batch[0]), game.num_actions) and np.allclose(batch[7].sum(axis=1), 1)
     assert np.all(batch[7][~batch[5]] == 0)  # no target on an illegal move
@@ -273,7 +273,7 @@ def test_a_deeper_plain_teacher_labels_the_same_games_with_its_own_moves(tmp_pat
 
     game = make_game("kalah-v0")
     settings = {"depth": 1, "random_plies": 2, "epsilon": 0.0, "margin_scale": 6.0, "policy_teacher": "plain",
-                "features": move_feature_set("none", game.family, game.options)}
+                "features": move_feature_set("none", game)}
     same = play_games(game, None, [1, 2], settings)
     deeper = play_games(game, None, [1, 2], {**settings, "policy_teacher_depth": 4})
     assert np.array_equal(same[0], deeper[0]) and np.array_equal(same[1], deeper[1])  # the same games, values

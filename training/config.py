@@ -220,7 +220,7 @@ class TrainConfig:
                               "labels the positions the bare policy reaches)")
         try:
             game = make_game(self.env_id, **self.options)
-            move_feature_set(v.features, game.family, game.options)
+            move_feature_set(v.features, game)
         except MoveFeatureError as err:
             raise ConfigError(f"value.features: {err}") from None
         if v.policy_move_hidden and v.features != "moves":

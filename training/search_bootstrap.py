@@ -230,7 +230,7 @@ def play_dagger(game: Game, evaluation: LearnedEval, seeds: list[int], settings:
                 state.apply(int(rng.choice(legal)))
                 continue
             net.obs[:] = state.observation(learner)
-            load_features(net, state.array, game.params)
+            load_features(net, state)
             net_policy(net, net.obs, logits)
             mask = state.action_mask() != 0
             if len(legal) > 1:
@@ -290,7 +290,7 @@ class SearchBootstrapTrainer(RunTrainer):
         self.cfg = config.value
         torch.manual_seed(config.seed)
         self.spec = encoding_spec(self.cfg.encoding, self.game.observation_size, self.game.observation_bounds())
-        self.features = move_feature_set(self.cfg.features, self.game.family, self.game.options)
+        self.features = move_feature_set(self.cfg.features, self.game)
         width = self.spec.width + self.features.width
         self.value_net = _mlp(width, self.cfg.hidden, 1, self.cfg.activation)
         policy_hidden = self.cfg.policy_hidden or self.cfg.hidden  # value.policy_hidden: the policy's own layers

@@ -32,13 +32,17 @@ key                                       value
                                           summary); a non-linear reading of what each move does
 ``source``                                who wrote it (``"ppo"``, ``"search-bootstrap"``, ...)
 ``features``                              optional, default ``"none"``: ``"moves"`` appends the game's
-                                          move features (``mancala_envs.agents.learned.move_features``: what each
-                                          move captures and what the opponent can capture in reply)
-                                          to the encoded observation; the layers' input width counts
-                                          them
-``features_version``                      with ``"moves"``: the version of the game's feature columns
-                                          (``move_features.FEATURE_VERSIONS``; a file without it has
-                                          version 1); a file of another version is refused
+                                          move features (``mancala_envs.agents.learned.move_features``:
+                                          what each move captures and what the opponent can capture
+                                          in reply) to the encoded observation; the layers' input
+                                          width counts them
+``features_set``                          with ``"moves"``: the name of the game's feature set
+                                          (``MoveFeatureSet.name``); a file without it (written before
+                                          the sets were named) has the game's own set; a file of
+                                          another set is refused
+``features_version``                      with ``"moves"``: the version of the set's columns
+                                          (``MoveFeatureSet.version``; a file without it has version
+                                          1); a file of another version is refused
 ``score_scale``                           optional float, default 0: with ``s > 0`` the value of a
                                           position is ``tanh(s * h)`` plus the network's output,
                                           ``h`` the game's own evaluation for the player to move
@@ -55,18 +59,18 @@ evaluation as an argument (no recompilation, no Python call per node). ``net_val
 ``net_policy`` are the jitted forward passes; ``LearnedEval.value`` and ``.policy_logits``
 are the numpy ones on batches (the reference the tests compare the jitted pass with).
 Move features are computed from the position's state by the game's kernel (it plays every
-move on a copy), so a caller of the jitted passes first loads them with
-``load_features(net, state, params)`` (the observation already in ``net.obs``), and the numpy
-passes take the positions' states (``states=``) or their feature rows (``rows=``).
+move on a copy), so a caller of the jitted passes first loads them, the observation already in
+``net.obs``: a search loop with ``features_loader(kernel)`` (it compiles in only that game's
+set), a Python caller with ``load_features(net, state)``. The numpy passes take the positions'
+states (``states=``) or their feature rows (``rows=``).
 
 With ``score_scale`` (the *score blend*) a search with an untrained network plays exactly
 as plain alpha-beta (``tanh`` keeps the order of the values), so what the network learns
 adds to the game's own evaluation; without it (0, files written by PPO) the network alone
-values a position. Measured on Afrika (20 openings, both seats): alpha-beta depth 4 on the
-captured difference alone scores 5% against plain depth 4 on Afrika's heuristic (which adds
-the row difference), and a network alone sees scores up to 128 only through one-hot levels
-that stop at 15. ``blended_value(net, obs, h)`` is the jitted blended value,
-``LearnedEval.value`` with ``own=`` the numpy one.
+values a position. On Afrika, alpha-beta on the captured difference alone loses clearly to
+plain alpha-beta on Afrika's heuristic (which adds the row difference), and a network alone
+sees scores up to 128 only through one-hot levels that stop at 15. ``blended_value(net, obs,
+h)`` is the jitted blended value, ``LearnedEval.value`` with ``own=`` the numpy one.
 
 ``LearnedPolicyAgent`` plays the file's policy head greedily, with no search: the bare
 network of a run trained by ``mancala_envs.training.search_bootstrap``.
@@ -74,6 +78,7 @@ network of a run trained by ``mancala_envs.training.search_bootstrap``.
 
 from __future__ import annotations
 
+import functools
 import json
 import zipfile
 from dataclasses import dataclass
@@ -88,8 +93,8 @@ from mancala_envs.core.encodings import ENCODINGS, EncodingSpec, encode, encodin
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.files import atomic_output
 from mancala_envs.core.game import Game, State
-from mancala_envs.agents.learned.move_features import (MoveFeatureError, MoveFeatures, features_into, features_into_for,
-                                              move_feature_set, move_features)
+from mancala_envs.agents.learned.move_features import (NO_MOVE_FEATURES, MoveFeatureError, MoveFeatures,
+                                                       features_into_for, move_feature_set, move_features)
 from mancala_envs.registry import make_game
 
 from mancala_envs.agents.base import Agent
@@ -191,6 +196,8 @@ def save_evaluation(path: str | Path, game: Game, encoding: str, activation: str
         "activation": activation, "source": str(source), "score_scale": float(score_scale), "features": features,
         "features_version": feats.version,
     }
+    if feats.feature_set is not None:
+        arrays["features_set"] = feats.feature_set.name
     for head, layers, outputs in (("value", value, 1), ("policy", policy, game.num_actions)):
         if layers is None:
             continue
@@ -241,7 +248,7 @@ def _check_score_scale(score_scale: float, where: str) -> None:
 
 def _features_for(game: Game, features: str, where: str) -> MoveFeatures:
     try:
-        return move_feature_set(features, game.family, game.options)
+        return move_feature_set(features, game)
     except MoveFeatureError as err:
         raise EvalFileError(f"{where}: {err}") from None
 
@@ -312,6 +319,7 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
             score_scale = float(data["score_scale"][()]) if "score_scale" in data else 0.0
             features = str(data["features"][()]) if "features" in data else "none"
             version = int(data["features_version"][()]) if "features_version" in data else 1
+            feature_set = str(data["features_set"][()]) if "features_set" in data else None
             value = _read_layers(data, "value", where)
             policy_move = np.array(data["policy_move_weights"]) if "policy_move_weights" in data else None
             policy = _read_layers(data, "policy", where)
@@ -334,12 +342,7 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
     _check_score_scale(score_scale, where)
     spec = _spec_for(game, encoding, where)
     feats = _features_for(game, features, where)
-    if feats.width and version != feats.version:
-        raise EvalFileError(
-            f"{where} was trained on version {version} of {game.family}'s move features; this package computes "
-            f"version {feats.version} (mancala_envs.agents.learned.move_features), whose columns its weights cannot read: "
-            f"train the run again"
-        )
+    _check_feature_set(feats, feature_set, version, where)
     value = _check_layers(f"{where} (value)", value, spec.width + feats.width, 1)
     if policy is not None:
         policy = _check_layers(f"{where} (policy)", policy, spec.width + feats.width, game.num_actions)
@@ -352,6 +355,23 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
         move_scorer = _check_move_scorer(move_scorer, feats, policy is not None, where)
     return LearnedEval(game, spec, activation, value, policy, source, file, score_scale, feats, policy_move,
                        move_scorer)
+
+
+def _check_feature_set(feats: MoveFeatures, stored_set: str | None, version: int, where: str) -> None:
+    """EvalFileError unless the file's feature set (``stored_set``; None: written before sets were
+    named, the game's own) and ``version`` are the ones this package computes for the game."""
+    declared = feats.feature_set
+    if declared is None:
+        return
+    if stored_set is not None and stored_set != declared.name:
+        raise EvalFileError(f"{where} was trained on the {stored_set!r} move features; this game's are "
+                            f"{declared.name!r} (mancala_envs.agents.learned.move_features): train the run again")
+    if version != declared.version:
+        raise EvalFileError(
+            f"{where} was trained on version {version} of {declared.name}'s move features; this package computes "
+            f"version {declared.version} (mancala_envs.agents.learned.move_features), whose columns its weights "
+            f"cannot read: train the run again"
+        )
 
 
 def _check_same_game(where: str, env_id: str, options: str, game: Game) -> None:
@@ -386,8 +406,8 @@ class EvalNet(NamedTuple):
     hidden_a: np.ndarray  # float64[H]     scratch: one layer's outputs
     hidden_b: np.ndarray  # float64[H]     scratch: the next layer's
     obs: np.ndarray  # float32[O]     scratch: the mover's observation
-    features: int  # move feature set code (games.move_features; 0: none)
-    feature_layout: np.ndarray  # int64[3]  its layout numbers
+    has_features: bool  # the network reads move features (the game's set, agents.learned.move_features)
+    feature_layout: np.ndarray  # int64[3]  their layout numbers (MoveFeatures.layout)
     encoded_width: int  # the encoded observation's columns: the move features' rows follow in the first layer
     feats: np.ndarray  # float32[F]     scratch: the move features
     move_blocks: int  # actions with a block of move features (policy_move_weights; 0: none)
@@ -402,7 +422,7 @@ class EvalNet(NamedTuple):
     @classmethod
     def empty(cls, observation_size: int) -> "EvalNet":
         """No evaluation (a placeholder of the right types; ``use_eval`` off)."""
-        return cls._pack(0, 0.0, 1.0, 2, True, 0.0, [], [], 1, observation_size, move_feature_set("none", "", {}), 0,
+        return cls._pack(0, 0.0, 1.0, 2, True, 0.0, [], [], 1, observation_size, NO_MOVE_FEATURES, 0,
                          None, None)
 
     @classmethod
@@ -426,7 +446,7 @@ class EvalNet(NamedTuple):
         return cls(int(code), float(low), float(scale), int(levels), bool(relu), float(score_scale),
                    vs, vw, vb, ps, pw, pb,
                    np.zeros(widest, np.float64), np.zeros(widest, np.float64),
-                   np.zeros(observation_size, np.float32), int(features.code), features.layout.astype(np.int64),
+                   np.zeros(observation_size, np.float32), features.width > 0, features.layout.astype(np.int64),
                    int(encoded_width), np.zeros(max(features.width, 1), np.float32),
                    int(features.blocks if move_weights is not None else 0),
                    np.zeros(0, np.float32) if move_weights is None else np.asarray(move_weights, np.float32),
@@ -452,7 +472,7 @@ class LearnedEval:
 
     def __post_init__(self) -> None:
         if self.features is None:
-            self.features = move_feature_set("none", self.game.family, self.game.options)
+            self.features = NO_MOVE_FEATURES
 
     @property
     def has_policy(self) -> bool:
@@ -562,18 +582,30 @@ def _loader(fill):
         """Compute the move features of the position ``state`` (the kernel's state and ``params``) into
         ``net.feats``, its mover's observation already in ``net.obs``: what the next forward passes
         (``net_value``, ``net_policy``, ``blended_value``) read. Nothing to do without move features."""
-        if net.features != 0:
-            fill(net.features, net.feature_layout, state, params, net.obs, net.feats)
+        if net.has_features:
+            fill(net.feature_layout, state, params, net.obs, net.feats)
     return load_features
 
 
-load_features = cached_njit(_loader(features_into))
-
-
 def features_loader(kernel):
-    """``load_features`` for the loops built for ``kernel`` (alpha-beta, MCTS): it compiles in only
-    the feature sets that kernel's games use (``move_features.features_into_for``)."""
+    """The jitted ``load_features(net, state, params)`` the loops built for ``kernel`` (alpha-beta,
+    MCTS) compile in: it compiles in only that kernel's game's feature set
+    (``move_features.features_into_for``)."""
     return njit(inline="always")(_loader(features_into_for(kernel)))
+
+
+@functools.cache
+def _compiled_loader(fill):
+    """``_loader(fill)`` compiled on its own (cached on disk), once per feature set."""
+    return cached_njit(_loader(fill))
+
+
+def load_features(net: "EvalNet", state: State) -> None:
+    """Compute the move features of ``state`` (a ``State``) into ``net.feats``, its mover's observation
+    already in ``net.obs``, for a Python caller of the jitted passes (``policy:RUN``): the game's own
+    set, found from its kernel. Nothing to do without move features."""
+    game = state.game
+    _compiled_loader(features_into_for(game.kernel))(net, state.array, game.params)
 
 
 @cached_njit
@@ -595,7 +627,7 @@ def _forward(net, shapes, weights, biases, obs):
     layers = shapes.shape[0]
     first_layer_into(net.code, obs, net.low, net.scale, net.levels, weights, shapes[0, 2], biases, shapes[0, 3],
                      net.hidden_a[: shapes[0, 1]])
-    if net.features != 0:
+    if net.has_features:
         _add_move_features(net, weights, shapes[0])
     if layers > 1:
         _activate(net.hidden_a, shapes[0, 1], net.relu)
@@ -684,7 +716,7 @@ class LearnedPolicyAgent(Agent):
     def act(self, state: State) -> int:
         self.evaluation.check_game(state.game)
         self._net.obs[:] = state.observation(state.current_player)
-        load_features(self._net, state.array, state.game.params)
+        load_features(self._net, state)
         net_policy(self._net, self._net.obs, self._logits)
         mask = state.action_mask()
         logits = np.where(mask != 0, self._logits, -np.inf)
