@@ -184,7 +184,7 @@ def test_move_features_train_and_the_shared_move_weights_are_saved(env_id, tmp_p
 
 def test_the_plain_teacher_labels_the_same_games_with_plain_alphabetas_moves(tmp_path):
     # value.policy.teacher=plain: the games and value targets stay the learned search's; only the policy's
-    # target move is plain alpha-beta's at the same depth (measured for Widdershins in configs/README.md).
+    # target move is plain alpha-beta's at the same depth (the Widdershins config's teacher).
     from mancala_envs.agents.learned.learned_eval import save_evaluation
     from mancala_envs.agents.search import TranspositionTable, search
     from mancala_envs.core.encodings import encoding_spec
