@@ -93,14 +93,16 @@ class EvalConfig:
 class PolicyConfig:
     """The policy head of the value trainer (``value.policy``): its teacher, its network and its fitting."""
 
-    teacher: str = "search"  # the policy head's target: "search" (the self-play search's move) or "plain" (plain alpha-beta's)
+    teacher: str = "search"  # its target: "search" (the self-play search's move) or "plain" (plain alpha-beta's)
     teacher_depth: int = 0  # with teacher plain: plies the plain teacher searches (0: value.depth)
-    temperature: float = 0.0  # > 0 (with teacher plain): soft targets, softmax of every move's plain value / this
-    dagger_games: int = 0  # > 0 (teacher plain): games per iteration of the bare policy against random, labelled by the teacher, fitted by the policy only
+    temperature: float = 0.0  # > 0 (teacher plain): soft targets, softmax of every move's plain value / this
+    # > 0 (teacher plain): games per iteration of the bare policy against random, labelled by the teacher,
+    # fitted by the policy only
+    dagger_games: int = 0
     hidden: list[int] = field(default_factory=list)  # the policy network's own hidden layers (empty: value.hidden)
-    move_hidden: list[int] = field(default_factory=list)  # with value.features moves: the move scorer's hidden layers (empty: none)
+    move_hidden: list[int] = field(default_factory=list)  # with value.features moves: the move scorer's layers ([]: none)
     epochs: int = 0  # passes per iteration (0: value.epochs; the value head keeps value.epochs)
-    replay: int = 0  # positions the policy head is fitted on (the newest; 0: value.replay; more suits a plain teacher)
+    replay: int = 0  # positions it is fitted on (the newest; 0: value.replay; more suits a plain teacher)
     average: float = 0.0  # > 0: the exported policy is a moving average of its weights over iterations, this decay
     weight_decay: float = 0.0  # > 0: the policy MLP's decoupled weight decay (AdamW), per unit of learning rate
 
@@ -120,7 +122,7 @@ class ValueConfig:
     holdout: float = 0.1  # with score_blend: share of positions never fitted, which set the network's gain (0: gain 1)
     encoding: str = "onehot"  # network input (mancala_envs.core.encodings.ENCODINGS)
     features: str = "none"  # "moves": the game's move features added to the input (mancala_envs.agents.learned.move_features)
-    hidden: list[int] = field(default_factory=lambda: [64])  # hidden layers of the value network (and of the policy's, unless policy.hidden)
+    hidden: list[int] = field(default_factory=lambda: [64])  # hidden layers of the value network (and the policy's)
     activation: str = "relu"  # hidden activation: relu or tanh
     learning_rate: float = 1e-3  # Adam step size
     epochs: int = 3  # passes over the replay buffer per iteration
@@ -189,13 +191,9 @@ class TrainConfig:
             if self.backend == "ray":
                 require_extra("ray", "ray", "backend: ray")
         self._validate_eval()
-        for section in algorithm.sections:
-            SECTION_CHECKS.get(section, lambda config: None)(self)
-        if self.algo == "ppo":
-            self._validate_rollout()
-        if self.algo == "rllib_ppo":
-            require_extra("ray", "ray", "algo: rllib_ppo")
-            self._validate_rllib()
+        checks = [SECTION_CHECKS.get(section) for section in algorithm.sections] + [ALGORITHM_CHECKS.get(self.algo)]
+        for check in filter(None, checks):
+            check(self)
 
     def _validate_eval(self) -> None:
         plies = self.eval.opening_plies
@@ -256,6 +254,7 @@ class TrainConfig:
 
     def _validate_rllib(self) -> None:
         """What RLlib's PPO takes from the ppo section."""
+        require_extra("ray", "ray", "algo: rllib_ppo")
         if self.rllib.train_batch_size < self.ppo.batch_size:
             raise ConfigError(f"rllib.train_batch_size ({self.rllib.train_batch_size}) must be at least the "
                               f"minibatch ppo.batch_size ({self.ppo.batch_size})")
@@ -289,11 +288,16 @@ class TrainConfig:
 
 
 # What each section's values must satisfy beyond their types and ranges, run for the sections the
-# chosen algorithm reads (``eval`` is checked for every algorithm: each reads it).
+# chosen algorithm reads (``eval`` is checked for every algorithm: each reads it), then what an
+# algorithm needs of the sections together.
 SECTION_CHECKS: dict[str, Callable[[TrainConfig], None]] = {
     "ppo": TrainConfig._validate_ppo,
     "pool": TrainConfig._validate_pool,
     "value": TrainConfig._validate_value,
+}
+ALGORITHM_CHECKS: dict[str, Callable[[TrainConfig], None]] = {
+    "ppo": TrainConfig._validate_rollout,
+    "rllib_ppo": TrainConfig._validate_rllib,
 }
 
 
