@@ -141,7 +141,7 @@ def soft_target(values: np.ndarray, temperature: float) -> np.ndarray:
     return (p / p.sum()).astype(np.float32)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # its move feature set holds arrays: no == between settings
 class SelfPlaySettings:
     """What a self-play worker reads of the ``value`` section (a frozen copy the forked workers unpickle)."""
 
@@ -168,7 +168,7 @@ class SelfPlaySettings:
         return self.temperature if self.teacher == "plain" else 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: compare them field by field
 class PositionBatch:
     """Labelled positions, one row of each array per position (what the workers return and the replay
     buffers hold)."""
