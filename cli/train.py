@@ -7,7 +7,7 @@
 
 CONFIG is a YAML file or the name of a config installed with the package (the files of the
 repository's ``configs/``: ``kalah-v0-quick``, ``kalah-v0``, ...). Its ``algo`` picks the
-trainer (``mancala_envs.training.train``): the main job, ``search-bootstrap``, trains a learned
+trainer (``mancala_envs.training.algorithms``): the main job, ``search-bootstrap``, trains a learned
 evaluation from self-play search and evaluates it inside alpha-beta and as a bare policy over
 an opening suite; ``ppo`` and ``rllib_ppo`` train a policy network by self-play. An override
 of a key the algorithm does not read is refused. Training needs the ``train`` extra; without
@@ -25,6 +25,7 @@ from mancala_envs.core.extras import require_extra
 from mancala_envs.training.config import ConfigError, load_config, packaged_configs
 from mancala_envs.training.report import results_table
 from mancala_envs.training.run_folder import RunState, resume_run, start_run
+from mancala_envs.training.train import make_trainer  # imports the chosen trainer (torch, SB3, Ray) only when called
 
 # What the training loop imports (torch, SB3, TensorBoard's writer, rich): checked up front.
 TRAIN_MODULES = ("yaml", "torch", "stable_baselines3", "sb3_contrib", "tensorboard", "rich")
@@ -70,9 +71,6 @@ def run(args: argparse.Namespace) -> int:
         run_dir = start_run(config, command)
         state = RunState()
     print(f"run folder: {run_dir}", flush=True)
-    # the registry imports the chosen trainer (torch, SB3 or Ray) only now: the other subcommands load without them
-    from mancala_envs.training.train import make_trainer
-
     report = make_trainer(config, run_dir, state, echo=lambda text: print(text, flush=True)).run()
     print()
     if "learner" in report:

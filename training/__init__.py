@@ -6,8 +6,8 @@ network values, evaluated inside alpha-beta and as a bare policy network over an
 suite. ``ppo`` (sb3-contrib's MaskablePPO, with ``selfplay``: the SB3 VecEnv with opponents
 inside) and ``rllib_trainer`` (RLlib's PPO) train a policy network by self-play.
 
-``config`` (the typed YAML config), ``train`` (the algorithm registry and ``make_trainer``),
-``trainer_base`` (what every trainer shares), ``evaluation`` (games against agent specs, the
+``config`` (the typed YAML config), ``algorithms`` (the algorithm registry: what each
+trainer reads), ``train`` (``make_trainer``), ``trainer_base`` (what every trainer shares), ``evaluation`` (games against agent specs, the
 ladder, Elo ratings, ``evaluate_saved_model``), ``report`` (report files, plots, the results
 table) and ``run_folder`` (the files of a run, starting and resuming one).
 """

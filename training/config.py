@@ -1,7 +1,7 @@
 """Typed training configuration, read from YAML in ``configs/`` with command-line overrides.
 
 A config file is a mapping with the sections below; anything it leaves out keeps the
-default documented here. ``algo`` picks the trainer (``mancala_envs.training.train``), and
+default documented here. ``algo`` picks the trainer (``mancala_envs.training.algorithms``), and
 each algorithm reads only some sections and keys: ``search-bootstrap`` (the main job)
 ``value`` and ``eval``; ``ppo`` the ``ppo``, ``pool`` and ``eval`` sections and the
 run-length keys; ``rllib_ppo`` those plus ``rllib``. Only what the algorithm reads is
@@ -38,7 +38,7 @@ from mancala_envs.agents.learned.move_features import MoveFeatureError, move_fea
 from mancala_envs.core.extras import require_extra
 from mancala_envs.registry import make_game
 
-from .train import ALGORITHMS, Algorithm
+from .algorithms import ALGORITHMS, Algorithm
 
 
 class ConfigError(MancalaError):
@@ -161,7 +161,7 @@ class TrainConfig:
     checkpoint_every: int = 20000  # learner steps between checkpoints
     runs_dir: str = "runs"  # where run folders are created
     name: str = ""  # run folder name prefix (default: the env id)
-    # the trainer (mancala_envs.training.train.ALGORITHMS): "search-bootstrap" (a learned evaluation
+    # the trainer (mancala_envs.training.algorithms.ALGORITHMS): "search-bootstrap" (a learned evaluation
     # from self-play search: the value section), "ppo" (MaskablePPO self-play: the ppo and pool
     # sections), "rllib_ppo" (RLlib's PPO: the ppo, rllib and pool sections)
     algo: str = "ppo"
@@ -175,7 +175,7 @@ class TrainConfig:
 
     @property
     def algorithm(self) -> Algorithm:
-        """The registry entry of ``algo`` (``mancala_envs.training.train.ALGORITHMS``)."""
+        """The registry entry of ``algo`` (``mancala_envs.training.algorithms.ALGORITHMS``)."""
         if self.algo not in ALGORITHMS:
             raise ConfigError(f"algo must be one of {', '.join(ALGORITHMS)}, got {self.algo!r}")
         return ALGORITHMS[self.algo]
