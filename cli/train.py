@@ -1,13 +1,17 @@
-"""``mancala train``: MaskablePPO by self-play (``mancala_envs.training``).
+"""``mancala train``: train an agent from a YAML config (``mancala_envs.training``).
 
-    mancala train kalah-v0 [key=value ...]                 the id's config, installed with the package
-    mancala train configs/kalah-v0-quick.yaml [key=value ...]
-    mancala train kalah-v0 ppo.learning_rate=1e-4 --dry-run  print the resolved config and exit
+    mancala train kalah-v0-quick [key=value ...]            the main job, a packaged config
+    mancala train configs/kalah-v0-quick.yaml value.iterations=5 value.policy.teacher=plain
+    mancala train kalah-v0-quick value.games=40 --dry-run    print the resolved config and exit
     mancala train --resume runs/kalah-v0-20261122-050000
 
 CONFIG is a YAML file or the name of a config installed with the package (the files of the
-repository's ``configs/``: ``kalah-v0``, ``kalah-v0-quick``, ...). Training needs the
-``train`` extra; without it the command says how to install it.
+repository's ``configs/``: ``kalah-v0-quick``, ``kalah-v0``, ...). Its ``algo`` picks the
+trainer (``mancala_envs.training.algorithms``): the main job, ``search-bootstrap``, trains a learned
+evaluation from self-play search and evaluates it inside alpha-beta and as a bare policy over
+an opening suite; ``ppo`` and ``rllib_ppo`` train a policy network by self-play. An override
+of a key the algorithm does not read is refused. Training needs the ``train`` extra; without
+it the command says how to install it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from mancala_envs.core.extras import require_extra
 from mancala_envs.training.config import ConfigError, load_config, packaged_configs
 from mancala_envs.training.report import results_table
 from mancala_envs.training.run_folder import RunState, resume_run, start_run
+from mancala_envs.training.train import make_trainer  # imports the chosen trainer (torch, SB3, Ray) only when called
 
 # What the training loop imports (torch, SB3, TensorBoard's writer, rich): checked up front.
 TRAIN_MODULES = ("yaml", "torch", "stable_baselines3", "sb3_contrib", "tensorboard", "rich")
@@ -30,7 +35,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("train", help="self-play training with evaluation against baselines")
     parser.add_argument("config", nargs="?", metavar="CONFIG",
                         help="YAML config file, or the name of a packaged config (e.g. kalah-v0, kalah-v0-quick)")
-    parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. total_timesteps=20000")
+    parser.add_argument("overrides", nargs="*", metavar="key=value",
+                        help="config overrides, e.g. value.iterations=5 (keys the config's algo reads)")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
     parser.add_argument("--dry-run", action="store_true", help="print the resolved config (YAML) and exit")
     parser.set_defaults(func=run)
@@ -65,9 +71,6 @@ def run(args: argparse.Namespace) -> int:
         run_dir = start_run(config, command)
         state = RunState()
     print(f"run folder: {run_dir}", flush=True)
-    # the training loop imports torch and SB3 at its top: the other subcommands load without them
-    from mancala_envs.training.train import make_trainer
-
     report = make_trainer(config, run_dir, state, echo=lambda text: print(text, flush=True)).run()
     print()
     if "learner" in report:

@@ -516,7 +516,7 @@ def _scorer_file(game, tmp_path, scorer_hidden, seed=6):
 
 @pytest.mark.parametrize("env_id", MOVE_FEATURE_IDS)
 def test_the_move_scorer_is_played_as_the_numpy_pass_computes_it(env_id, tmp_path):
-    # value.policy_move_hidden: each move's logit adds an MLP of its block and the summary; policy:RUN and
+    # value.policy.move_hidden: each move's logit adds an MLP of its block and the summary; policy:RUN and
     # MCTS's priors run the jitted pass (net_policy), which must equal the numpy one.
     game = make_game(env_id)
     positions, obs, states = live_positions(game, 20, seed=4)

@@ -228,7 +228,7 @@ def test_a_trained_progressive_evaluation_plays_as_its_torch_networks(tmp_path):
     from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
 
     config = load_config(Path(__file__).resolve().parents[1] / "configs" / "progressive-v0-value.yaml",
-                         ["value.features=moves", "value.policy_move_hidden=[5]", "value.iterations=1", "value.games=2",
+                         ["value.features=moves", "value.policy.move_hidden=[5]", "value.iterations=1", "value.games=2",
                           "value.depth=1", "value.workers=1", "value.hidden=[8]", "value.eval_every=100",
                           "eval.final_openings=1", "eval.ladder=[random]", f"runs_dir={tmp_path}"])
     trainer = SearchBootstrapTrainer(config, tmp_path, RunState(), echo=lambda text: None)

@@ -23,13 +23,13 @@ from mancala_envs.training.run_folder import run_folder_of  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 # the RLlib config (algo: rllib_ppo) runs in tests/test_ray.py, on that module's Ray
 CONFIGS = sorted(p for p in (ROOT / "configs").glob("*.yaml") if "rllib" not in p.stem)
-TINY = [
-    "total_timesteps=512", "num_envs=4", "ppo.n_steps=64", "ppo.batch_size=64", "ppo.n_epochs=1",
-    "checkpoint_every=256", "pool.snapshot_every=256", "eval.every=512", "eval.openings=1", "eval.final_openings=1",
-    "eval.ladder_openings=1",
-    # the value trainer's (algo: search-bootstrap) budget; PPO configs ignore it
-    "value.iterations=1", "value.games=2", "value.depth=1", "value.eval_depth=1", "value.workers=1",
-]
+EVAL_TINY = ["eval.openings=1", "eval.final_openings=1", "eval.ladder_openings=1"]
+TINY = {  # by algo: a config refuses the keys its algorithm does not read
+    "ppo": ["total_timesteps=512", "num_envs=4", "ppo.n_steps=64", "ppo.batch_size=64", "ppo.n_epochs=1",
+            "checkpoint_every=256", "pool.snapshot_every=256", "eval.every=512", *EVAL_TINY],
+    "search-bootstrap": ["value.iterations=1", "value.games=2", "value.depth=1", "value.eval_depth=1",
+                         "value.workers=1", *EVAL_TINY],
+}
 # A PPO config for the tests of PPO runs (the main job, kalah-v0-quick.yaml, trains a value function)
 PPO_CONFIG = ROOT / "configs" / "kalah-v0.yaml"
 
@@ -59,7 +59,8 @@ def test_every_config_file_loads():
 @pytest.mark.parametrize(
     "overrides, pattern",
     [
-        (["learning_rate=0.1"], r"unknown config key learning_rate; valid keys: env_id, options, total_timesteps"),
+        (["learning_rate=0.1"], r"unknown config key learning_rate \(did you mean ppo.learning_rate\?\); "
+                                r"valid keys: env_id, options, total_timesteps"),
         (["ppo.lr=0.1"], r"unknown config key ppo.lr; valid keys in ppo: learning_rate, n_steps"),
         (["total_timesteps=lots"], r"total_timesteps must be an integer, got 'lots'"),
         (["ppo.net_arch=64"], r"ppo.net_arch must be a list, got 64"),
@@ -77,7 +78,7 @@ def test_every_config_file_loads():
 )
 def test_config_errors_are_clear(overrides, pattern):
     with pytest.raises(ConfigError, match=pattern):
-        load_config(ROOT / "configs" / "kalah-v0-quick.yaml", overrides)
+        load_config(PPO_CONFIG, overrides)
 
 
 def test_config_errors_from_the_game_and_agents():
@@ -137,10 +138,11 @@ def test_evals_csv_leaves_missing_columns_empty():
 # -- runs -------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
 def test_tiny_run_of_every_config(config, tmp_path):
-    out = mancala("train", str(config), *TINY, f"runs_dir={tmp_path}")
+    algo = load_config(config).algo
+    out = mancala("train", str(config), *TINY[algo], f"runs_dir={tmp_path}")
     assert out.returncode == 0, out.stdout + out.stderr
     run = run_dir_from(out.stdout)
-    ppo = load_config(config).algo == "ppo"
+    ppo = algo == "ppo"
     for name in ("config.yaml", "command.txt", "meta.json", "final_model.zip" if ppo else "evaluation.npz",
                  "report.md", "report.json", "evals.csv", "learning_curve.png", "scores.png", "checkpoints/latest.zip"):
         assert (run / name).is_file(), name
@@ -207,7 +209,7 @@ def test_resume_errors(tmp_path):
 
 
 def test_eval_on_a_saved_model(tmp_path):
-    out = mancala("train", str(PPO_CONFIG), *TINY, "eval.ladder=[random]", "pool.baselines={random: 0.5, greedy: 1.0}",
+    out = mancala("train", str(PPO_CONFIG), *TINY["ppo"], "eval.ladder=[random]", "pool.baselines={random: 0.5, greedy: 1.0}",
                   f"runs_dir={tmp_path}")
     assert out.returncode == 0, out.stdout + out.stderr
     run = run_dir_from(out.stdout)
@@ -244,7 +246,7 @@ def test_tiny_run_with_encoded_inputs_writes_a_loadable_evaluation(tmp_path):
     from mancala_envs.agents.learned.policy import load_model
     from mancala_envs.registry import make_game
 
-    out = mancala("train", str(ROOT / "configs" / "kalah-v0.yaml"), *TINY, "eval.ladder=[random]",
+    out = mancala("train", str(ROOT / "configs" / "kalah-v0.yaml"), *TINY["ppo"], "eval.ladder=[random]",
                   "ppo.net_arch=[16]", "ppo.obs_encoding=thermometer", "ppo.activation=tanh", "ppo.margin_reward=0.3",
                   "pool.opening_plies=[1, 3]", f"runs_dir={tmp_path}")
     assert out.returncode == 0, out.stdout + out.stderr

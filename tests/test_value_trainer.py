@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,17 @@ from mancala_envs.training.config import ConfigError, load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "kalah-v0-quick.yaml"
+
+
+def worker_settings(game, features: str = "none", policy: dict | None = None, **value):
+    """What a self-play worker gets (``SelfPlaySettings``) from a value section with ``value`` and ``policy``
+    (``value.policy``) changed from the defaults, and the game's move feature set ``features``."""
+    from mancala_envs.agents.learned.move_features import move_feature_set
+    from mancala_envs.training.config import PolicyConfig, ValueConfig
+    from mancala_envs.training.search_bootstrap import SelfPlaySettings
+
+    config = ValueConfig(**value, policy=PolicyConfig(**(policy or {})))
+    return SelfPlaySettings.of(config, move_feature_set(features, game))
 
 
 def command(*args: str) -> list[str]:
@@ -171,36 +183,59 @@ def test_move_features_train_and_the_shared_move_weights_are_saved(env_id, tmp_p
 
 
 def test_the_plain_teacher_labels_the_same_games_with_plain_alphabetas_moves(tmp_path):
-    # value.policy_teacher=plain: the games and value targets stay the learned search's; only the policy's
-    # target move is plain alpha-beta's at the same depth (measured for Widdershins in configs/README.md).
+    # value.policy.teacher=plain: the games and value targets stay the learned search's; only the policy's
+    # target move is plain alpha-beta's at the same depth (the Widdershins config's teacher).
     from mancala_envs.agents.learned.learned_eval import save_evaluation
     from mancala_envs.agents.search import TranspositionTable, search
     from mancala_envs.core.encodings import encoding_spec
-    from mancala_envs.agents.learned.move_features import move_feature_set
     from mancala_envs.registry import make_game
-    from mancala_envs.training.search_bootstrap import play_games
+    from mancala_envs.training.search_bootstrap import PositionBatch, play_games
 
     game = make_game("kalah-v0")
     rng = np.random.default_rng(0)
     width = encoding_spec("onehot", game.observation_size, game.observation_bounds()).width
     save_evaluation(tmp_path, game, "onehot", "relu", [(rng.normal(size=(width, 1)), np.zeros(1))])
     evaluation = load_evaluation(tmp_path, game)
-    settings = {"depth": 2, "random_plies": 2, "epsilon": 0.0, "margin_scale": 6.0,
-                "features": move_feature_set("none", game)}
-    ours = play_games(game, evaluation, [1, 2], {**settings, "policy_teacher": "search"})
-    plain = play_games(game, evaluation, [1, 2], {**settings, "policy_teacher": "plain"})
-    assert np.array_equal(ours[0], plain[0]) and np.array_equal(ours[1], plain[1])  # the same games, values
-    assert np.all(plain[5][np.arange(len(plain[2])), plain[2]])  # legal moves
-    assert not np.array_equal(ours[2], plain[2])  # a random network's search disagrees with plain alpha-beta
+    ours = play_games(game, evaluation, [1, 2], worker_settings(game, depth=2, random_plies=2, epsilon=0.0))
+    plain = play_games(game, evaluation, [1, 2],
+                       worker_settings(game, depth=2, random_plies=2, epsilon=0.0, policy={"teacher": "plain"}))
+    assert isinstance(plain, PositionBatch) and plain.size == len(plain.moves) > 0
+    assert np.array_equal(ours.observations, plain.observations)  # the same games,
+    assert np.array_equal(ours.values, plain.values)  # the same value targets
+    assert np.all(plain.masks[np.arange(plain.size), plain.moves])  # legal moves
+    assert not np.array_equal(ours.moves, plain.moves)  # a random network's search disagrees with plain alpha-beta
     # the first labelled position of seed 1, rebuilt as play_games opens it: plain alpha-beta's move
     game_rng = np.random.default_rng(1)
     state = game.new_state(int(game_rng.integers(2**31)))
-    for _ in range(int(game_rng.integers(settings["random_plies"] + 1))):
+    for _ in range(int(game_rng.integers(2 + 1))):
         state.apply(int(game_rng.choice(state.legal_actions())))
     expected = search(state, 2, tt=TranspositionTable(16), rng=np.random.default_rng([1, 1])).best_action
-    assert plain[2][0] == expected
-    with pytest.raises(ConfigError, match="value.policy_teacher must be search or plain"):
-        load_config(QUICK, ["value.policy_teacher=ab"])
+    assert plain.moves[0] == expected
+    with pytest.raises(ConfigError, match="value.policy.teacher must be search or plain"):
+        load_config(QUICK, ["value.policy.teacher=ab"])
+
+
+def test_workers_get_typed_settings_and_return_named_batches():
+    # a forked worker gets a frozen SelfPlaySettings and returns a PositionBatch (both pickled by the
+    # pool); the trainer concatenates batches by field name
+    import pickle
+
+    from mancala_envs.registry import make_game
+    from mancala_envs.training.search_bootstrap import PositionBatch, _WORKER, _worker_play
+
+    game = make_game("kalah-v0")
+    settings = worker_settings(game, depth=1, random_plies=2, policy={"teacher": "plain", "teacher_depth": 2})
+    assert (settings.teacher, settings.teacher_depth, settings.soft_temperature) == ("plain", 2, 0.0)
+    copy = pickle.loads(pickle.dumps(settings))
+    assert (copy.depth, copy.teacher_depth, copy.features.name) == (1, 2, "none")
+    _WORKER["game"] = game
+    batches = [pickle.loads(pickle.dumps(_worker_play((None, [seed], settings)))) for seed in (1, 2)]
+    assert all(isinstance(b, PositionBatch) and b.size > 0 and b.held_out is None for b in batches)
+    both = PositionBatch.concatenate(batches)
+    assert both.size == batches[0].size + batches[1].size and both.soft.shape == (both.size, 0)
+    assert np.array_equal(both.moves, np.concatenate([batches[0].moves, batches[1].moves]))
+    assert both.observations.dtype == np.float32 and both.masks.shape == (both.size, game.num_actions)
+    assert set(np.unique(both.results)) <= {-1.0, 0.0, 1.0}
 
 
 def test_widdershins_self_play_keeps_the_feature_rows_of_its_states(tmp_path):
@@ -215,22 +250,21 @@ def test_widdershins_self_play_keeps_the_feature_rows_of_its_states(tmp_path):
     features = move_feature_set("moves", game)
     save_evaluation(tmp_path, game, "scaled", "relu", [(np.zeros((input_width(game, "scaled", "moves"), 1)), np.zeros(1))],
                     features="moves", score_scale=1 / 6)
-    settings = {"depth": 1, "random_plies": 3, "epsilon": 0.0, "margin_scale": 6.0, "policy_teacher": "plain",
-                "features": features}
+    settings = worker_settings(game, "moves", depth=1, random_plies=3, epsilon=0.0, policy={"teacher": "plain"})
     batch = play_games(game, load_evaluation(tmp_path, game), [4], settings)
-    assert batch[6].shape == (len(batch[0]), features.width)
+    assert batch.feature_rows.shape == (batch.size, features.width)
     # replay the game to its first labelled position: its row is the features of that state
     rng = np.random.default_rng(4)
     state = game.new_state(int(rng.integers(2**31)))
-    for _ in range(int(rng.integers(settings["random_plies"] + 1))):
+    for _ in range(int(rng.integers(settings.random_plies + 1))):
         state.apply(int(rng.choice(state.legal_actions())))
-    assert np.array_equal(batch[0][0], state.observation(state.current_player))
-    expected = move_features(features, game.params, state.array, batch[0][0])[0]
-    assert np.array_equal(batch[6][0], expected) and expected.any()
+    assert np.array_equal(batch.observations[0], state.observation(state.current_player))
+    expected = move_features(features, game.params, state.array, batch.observations[0])[0]
+    assert np.array_equal(batch.feature_rows[0], expected) and expected.any()
 
 
 def test_soft_policy_targets_are_plain_alphabetas_values_of_every_move():
-    # value.policy_temperature > 0: the policy's target is the softmax of every legal move's plain value
+    # value.policy.temperature > 0: the policy's target is the softmax of every legal move's plain value
     from mancala_envs.agents.search import TranspositionTable, search
     from mancala_envs.registry import make_game
     from mancala_envs.training.search_bootstrap import root_move_values, soft_target
@@ -252,61 +286,59 @@ def test_soft_policy_targets_are_plain_alphabetas_values_of_every_move():
     assert np.argmax(target) == np.argmax(values)
     assert soft_target(np.array([2.0, 2.0, -np.inf]), 0.5).tolist() == [0.5, 0.5, 0.0]  # ties share the target
     # self-play writes them from the first iteration on (no evaluation yet: the search is plain alpha-beta)
-    from mancala_envs.agents.learned.move_features import move_feature_set
     from mancala_envs.training.search_bootstrap import play_games
-    settings = {"depth": 2, "random_plies": 2, "epsilon": 0.0, "margin_scale": 6.0, "policy_teacher": "plain",
-                "policy_temperature": 1.0, "features": move_feature_set("none", game)}
+    settings = worker_settings(game, depth=2, random_plies=2, epsilon=0.0, policy={"teacher": "plain", "temperature": 1.0})
     batch = play_games(game, None, [3], settings)
-    assert batch[7].shape == (len(batch[0]), game.num_actions) and np.allclose(batch[7].sum(axis=1), 1)
-    assert np.all(batch[7][~batch[5]] == 0)  # no target on an illegal move
-    with pytest.raises(ConfigError, match="value.policy_temperature > 0 needs value.policy_teacher: plain"):
-        load_config(QUICK, ["value.policy_temperature=1"])
+    assert batch.soft.shape == (batch.size, game.num_actions) and np.allclose(batch.soft.sum(axis=1), 1)
+    assert np.all(batch.soft[~batch.masks] == 0)  # no target on an illegal move
+    with pytest.raises(ConfigError, match="value.policy.temperature > 0 needs value.policy.teacher: plain"):
+        load_config(QUICK, ["value.policy.temperature=1"])
 
 
 def test_a_deeper_plain_teacher_labels_the_same_games_with_its_own_moves(tmp_path):
-    # value.policy_teacher_depth: the policy learns plain alpha-beta's move at that depth while self-play
+    # value.policy.teacher_depth: the policy learns plain alpha-beta's move at that depth while self-play
     # (games, value targets) keeps value.depth; from the first iteration on (no evaluation yet).
     from mancala_envs.agents.search import TranspositionTable, search
-    from mancala_envs.agents.learned.move_features import move_feature_set
     from mancala_envs.registry import make_game
     from mancala_envs.training.search_bootstrap import play_games
 
     game = make_game("kalah-v0")
-    settings = {"depth": 1, "random_plies": 2, "epsilon": 0.0, "margin_scale": 6.0, "policy_teacher": "plain",
-                "features": move_feature_set("none", game)}
-    same = play_games(game, None, [1, 2], settings)
-    deeper = play_games(game, None, [1, 2], {**settings, "policy_teacher_depth": 4})
-    assert np.array_equal(same[0], deeper[0]) and np.array_equal(same[1], deeper[1])  # the same games, values
-    assert not np.array_equal(same[2], deeper[2])  # depth 4 disagrees with depth 1 somewhere
-    assert np.all(deeper[5][np.arange(len(deeper[2])), deeper[2]])  # legal moves
+    same = play_games(game, None, [1, 2],
+                      worker_settings(game, depth=1, random_plies=2, epsilon=0.0, policy={"teacher": "plain"}))
+    deeper = play_games(game, None, [1, 2], worker_settings(game, depth=1, random_plies=2, epsilon=0.0,
+                                                            policy={"teacher": "plain", "teacher_depth": 4}))
+    assert np.array_equal(same.observations, deeper.observations)  # the same games,
+    assert np.array_equal(same.values, deeper.values)  # the same value targets
+    assert not np.array_equal(same.moves, deeper.moves)  # depth 4 disagrees with depth 1 somewhere
+    assert np.all(deeper.masks[np.arange(deeper.size), deeper.moves])  # legal moves
     game_rng = np.random.default_rng(1)
     state = game.new_state(int(game_rng.integers(2**31)))
-    for _ in range(int(game_rng.integers(settings["random_plies"] + 1))):
+    for _ in range(int(game_rng.integers(2 + 1))):
         state.apply(int(game_rng.choice(state.legal_actions())))
     expected = search(state, 4, tt=TranspositionTable(16), rng=np.random.default_rng([1, 1])).best_action
-    assert deeper[2][0] == expected
+    assert deeper.moves[0] == expected
     # a tiny Widdershins run completes with it and leaves a playable policy
     from mancala_envs.agents.specs import make_agent
     from mancala_envs.training.run_folder import RunState
     from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
 
     config = load_config(ROOT / "configs" / "widdershins-v0-value.yaml",
-                         ["value.policy_teacher_depth=2", "value.iterations=1", "value.games=2", "value.depth=1",
+                         ["value.policy.teacher_depth=2", "value.iterations=1", "value.games=2", "value.depth=1",
                           "value.workers=1", "value.hidden=[8]", "value.eval_every=100", "eval.final_openings=1",
                           "eval.ladder=[random]", f"runs_dir={tmp_path}"])
     SearchBootstrapTrainer(config, tmp_path, RunState(), echo=lambda text: None).run()
     state = load_evaluation(tmp_path).game.new_state(5)
     assert state.is_legal(make_agent(f"policy:{tmp_path}", seed=0).act(state))
-    with pytest.raises(ConfigError, match="value.policy_teacher_depth > 0 needs value.policy_teacher: plain"):
-        load_config(QUICK, ["value.policy_teacher_depth=4"])
-    with pytest.raises(ConfigError, match="value.policy_teacher_depth must be at least 0, got -1"):
-        load_config(QUICK, ["value.policy_teacher_depth=-1", "value.policy_teacher=plain"])
-    with pytest.raises(ConfigError, match="value.policy_teacher_depth must be an integer"):
-        load_config(QUICK, ["value.policy_teacher_depth=deep", "value.policy_teacher=plain"])
+    with pytest.raises(ConfigError, match="value.policy.teacher_depth > 0 needs value.policy.teacher: plain"):
+        load_config(QUICK, ["value.policy.teacher_depth=4"])
+    with pytest.raises(ConfigError, match="value.policy.teacher_depth must be at least 0, got -1"):
+        load_config(QUICK, ["value.policy.teacher_depth=-1", "value.policy.teacher=plain"])
+    with pytest.raises(ConfigError, match="value.policy.teacher_depth must be an integer"):
+        load_config(QUICK, ["value.policy.teacher_depth=deep", "value.policy.teacher=plain"])
 
 
 def test_the_policy_heads_own_epochs_and_layers_leave_the_value_head_alone(tmp_path):
-    # value.policy_epochs / value.policy_hidden change only the policy network: the same seed gives the
+    # value.policy.epochs / value.policy.hidden change only the policy network: the same seed gives the
     # same games and the same value head, so a policy-only change is measured on the config's own search.
     from mancala_envs.training.run_folder import RunState
     from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
@@ -320,22 +352,22 @@ def test_the_policy_heads_own_epochs_and_layers_leave_the_value_head_alone(tmp_p
         return load_evaluation(tmp_path / name)
 
     base = trained("base")
-    more = trained("more", "value.policy_epochs=3", "value.policy_hidden=[16,4]")
+    more = trained("more", "value.policy.epochs=3", "value.policy.hidden=[16,4]")
     for (w, b), (w2, b2) in zip(base.value_layers, more.value_layers, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
     assert [w.shape[1] for w, _ in base.policy_layers] == [8, base.game.num_actions]
     assert [w.shape[1] for w, _ in more.policy_layers] == [16, 4, base.game.num_actions]
     state = base.game.new_state(3)
     assert np.isfinite(more.policy_logits(state.observation(0)[None])).all()
-    for bad, message in (("value.policy_epochs=-1", "value.policy_epochs must be at least 0, got -1"),
-                         ("value.policy_hidden=[0]", r"value.policy_hidden\[0\] must be at least 1, got 0"),
-                         ("value.policy_hidden=64", "value.policy_hidden must be a list")):
+    for bad, message in (("value.policy.epochs=-1", "value.policy.epochs must be at least 0, got -1"),
+                         ("value.policy.hidden=[0]", r"value.policy.hidden\[0\] must be at least 1, got 0"),
+                         ("value.policy.hidden=64", "value.policy.hidden must be a list")):
         with pytest.raises(ConfigError, match=message):
             load_config(QUICK, [bad])
 
 
 def test_the_policys_longer_replay_moving_average_and_weight_decay_change_the_policy_only(tmp_path):
-    # value.policy_replay / value.policy_average / value.policy_weight_decay change only the exported policy: the same seed gives the same
+    # value.policy.replay / value.policy.average / value.policy.weight_decay change only the exported policy: the same seed gives the same
     # games and value head (so each is measured on the config's own search), and 0 keeps the trainer as it was.
     import torch
 
@@ -355,17 +387,17 @@ def test_the_policys_longer_replay_moving_average_and_weight_decay_change_the_po
         return [a for w, b in evaluation.value_layers + evaluation.policy_layers for a in (w, b)]
 
     base_trainer, base = trained("base")
-    _, same = trained("same", "value.policy_replay=40")  # the value head's memory: the trainer as before
+    _, same = trained("same", "value.policy.replay=40")  # the value head's memory: the trainer as before
     assert all(np.array_equal(a, b) for a, b in zip(layers(base), layers(same), strict=True))
-    longer_trainer, longer = trained("longer", "value.policy_replay=100000")
-    kept = sum(len(b[0]) for b in longer_trainer.buffer)
-    assert kept > sum(len(b[0]) for b in base_trainer.buffer) and kept > 40  # the policy keeps every position
+    longer_trainer, longer = trained("longer", "value.policy.replay=100000")
+    kept = sum(b.size for b in longer_trainer.buffer)
+    assert kept > sum(b.size for b in base_trainer.buffer) and kept > 40  # the policy keeps every position
     for (w, b), (w2, b2) in zip(base.value_layers, longer.value_layers, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
     assert not np.array_equal(base.policy_layers[0][0], longer.policy_layers[0][0])
     # the moving average: after two fits, d * the first fit's weights + (1 - d) * the second's
-    _, first = trained("first", "value.iterations=1", "value.policy_average=0.25")
-    _, averaged = trained("averaged", "value.iterations=2", "value.policy_average=0.25")
+    _, first = trained("first", "value.iterations=1", "value.policy.average=0.25")
+    _, averaged = trained("averaged", "value.iterations=2", "value.policy.average=0.25")
     second = torch.load(checkpoint_file(tmp_path / "averaged"), weights_only=True)["policy"]
     for i, (w, b) in enumerate(averaged.policy_layers):
         (w1, b1), key = first.policy_layers[i], f"{2 * i}."
@@ -375,19 +407,19 @@ def test_the_policys_longer_replay_moving_average_and_weight_decay_change_the_po
     for (w, b), (w2, b2) in zip(first.value_layers, trained("plain1", "value.iterations=1")[1].value_layers, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
     # the policy's weight decay shrinks its MLP and leaves the value head alone
-    _, decayed = trained("decayed", "value.policy_weight_decay=20")
+    _, decayed = trained("decayed", "value.policy.weight_decay=20")
     for (w, b), (w2, b2) in zip(base.value_layers, decayed.value_layers, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
     assert np.abs(decayed.policy_layers[0][0]).sum() < np.abs(base.policy_layers[0][0]).sum()
-    for bad, message in (("value.policy_replay=-1", "value.policy_replay must be at least 0, got -1"),
-                         ("value.policy_weight_decay=-1", "value.policy_weight_decay must be at least 0, got -1"),
-                         ("value.policy_average=1", "value.policy_average must be from 0 to 0.99, got 1.0")):
+    for bad, message in (("value.policy.replay=-1", "value.policy.replay must be at least 0, got -1"),
+                         ("value.policy.weight_decay=-1", "value.policy.weight_decay must be at least 0, got -1"),
+                         ("value.policy.average=1", "value.policy.average must be from 0 to 0.99, got 1.0")):
         with pytest.raises(ConfigError, match=message):
             load_config(QUICK, [bad])
 
 
 def test_the_move_scorer_trains_and_policy_run_plays_what_torch_computes(tmp_path):
-    # value.policy_move_hidden: each move's logit adds an MLP of that move's block of move features and the
+    # value.policy.move_hidden: each move's logit adds an MLP of that move's block of move features and the
     # summary, shared by every move. It changes the policy only (same games, same value head), the file holds it,
     # policy:RUN's jitted pass equals the trainer's torch pass, --resume restores it, and it is off by default.
     from mancala_envs.training.run_folder import RunState
@@ -395,16 +427,16 @@ def test_the_move_scorer_trains_and_policy_run_plays_what_torch_computes(tmp_pat
 
     def trained(name: str, *overrides: str):
         config = load_config(ROOT / "configs" / "widdershins-v0-value.yaml",
-                             ["value.iterations=2", "value.games=2", "value.depth=1", "value.policy_teacher_depth=2",
-                              "value.workers=1", "value.hidden=[8]", "value.policy_hidden=[8]", "value.epochs=1",
+                             ["value.iterations=2", "value.games=2", "value.depth=1", "value.policy.teacher_depth=2",
+                              "value.workers=1", "value.hidden=[8]", "value.policy.hidden=[8]", "value.epochs=1",
                               "value.eval_every=100", "eval.final_openings=1", "eval.ladder=[random]",
                               f"runs_dir={tmp_path}", *overrides])
         trainer = SearchBootstrapTrainer(config, tmp_path / name, RunState(), echo=lambda text: None)
         trainer.run()
         return trainer, load_evaluation(tmp_path / name)
 
-    _, base = trained("base", "value.policy_move_hidden=[]")  # off (the config has one)
-    trainer, scored = trained("scored", "value.policy_move_hidden=[6]")
+    _, base = trained("base", "value.policy.move_hidden=[]")  # off (the config has one)
+    trainer, scored = trained("scored", "value.policy.move_hidden=[6]")
     for (w, b), (w2, b2) in zip(base.value_layers, scored.value_layers, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
     assert base.move_scorer is None and [w.shape for w, _ in scored.move_scorer] == [(21, 6), (6, 1)]
@@ -420,25 +452,25 @@ def test_the_move_scorer_trains_and_policy_run_plays_what_torch_computes(tmp_pat
     again = resumed._save_evaluation()
     for (w, b), (w2, b2) in zip(scored.move_scorer, again.move_scorer, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
-    with pytest.raises(ConfigError, match="value.policy_move_hidden needs value.features: moves"):
-        load_config(QUICK, ["value.policy_move_hidden=[8]"])
-    with pytest.raises(ConfigError, match=r"value.policy_move_hidden\[0\] must be at least 1, got 0"):
-        load_config(ROOT / "configs" / "widdershins-v0-value.yaml", ["value.policy_move_hidden=[0]"])
+    with pytest.raises(ConfigError, match="value.policy.move_hidden needs value.features: moves"):
+        load_config(QUICK, ["value.policy.move_hidden=[8]"])
+    with pytest.raises(ConfigError, match=r"value.policy.move_hidden\[0\] must be at least 1, got 0"):
+        load_config(ROOT / "configs" / "widdershins-v0-value.yaml", ["value.policy.move_hidden=[0]"])
 
 
 def test_the_bare_policys_own_games_train_the_policy_only_and_resume(tmp_path):
-    # value.policy_dagger_games: from the second iteration on, games of the bare policy against random, every
+    # value.policy.dagger_games: from the second iteration on, games of the bare policy against random, every
     # position where it moves labelled by plain alpha-beta, fitted by the policy alone: the same games and value
     # head, a different policy, whose jitted pass (policy:RUN) still equals numpy's and torch's; --resume runs on.
     from mancala_envs.agents.search import TranspositionTable, search
     from mancala_envs.training.run_folder import RunState
-    from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer, play_dagger
+    from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer, SelfPlaySettings, play_dagger
 
     def trainer_for(name: str, *overrides: str, iterations: int = 3):
         config = load_config(ROOT / "configs" / "widdershins-v0-value.yaml",
                              [f"value.iterations={iterations}", "value.games=2", "value.depth=1",
-                              "value.policy_teacher_depth=2", "value.workers=1", "value.hidden=[8]",
-                              "value.policy_hidden=[8]", "value.policy_move_hidden=[6]", "value.epochs=1",
+                              "value.policy.teacher_depth=2", "value.workers=1", "value.hidden=[8]",
+                              "value.policy.hidden=[8]", "value.policy.move_hidden=[6]", "value.epochs=1",
                               "value.eval_every=100", "eval.final_openings=1", "eval.ladder=[random]",
                               f"runs_dir={tmp_path}", *overrides])
         return SearchBootstrapTrainer(config, tmp_path / name, RunState(), echo=lambda text: None)
@@ -449,18 +481,19 @@ def test_the_bare_policys_own_games_train_the_policy_only_and_resume(tmp_path):
         return trainer, load_evaluation(tmp_path / name)
 
     base_trainer, base = trained("base")
-    trainer, dagger = trained("dagger", "value.policy_dagger_games=3")
+    trainer, dagger = trained("dagger", "value.policy.dagger_games=3")
     assert not base_trainer.dagger_buffer and len(trainer.dagger_buffer) == 2  # iterations 2 and 3
     for (w, b), (w2, b2) in zip(base.value_layers, dagger.value_layers, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
     assert not np.array_equal(base.policy_layers[0][0], dagger.policy_layers[0][0])
     # the batch: positions where the policy chose among two or more moves, each labelled by plain alpha-beta
-    settings = {"features": trainer.features, "policy_temperature": 0.0, "policy_teacher_depth": 2, "depth": 1,
-                "random_plies": 8}
-    obs, values, moves, results, own, masks, rows, soft = play_dagger(dagger.game, dagger, [5, 6], settings)
-    assert len(obs) > 4 and masks[np.arange(len(obs)), moves].all() and (masks.sum(1) > 1).all()
-    assert not values.any() and not results.any() and not own.any() and soft.shape == (len(obs), 0)
-    assert rows.shape == (len(obs), trainer.features.width)
+    settings = SelfPlaySettings.of(trainer.cfg, trainer.features)  # as the trainer's workers get it
+    assert (settings.depth, settings.teacher_depth, settings.random_plies, settings.temperature) == (1, 2, 8, 0.0)
+    batch = play_dagger(dagger.game, dagger, [5, 6], settings)
+    obs, moves, masks = batch.observations, batch.moves, batch.masks
+    assert batch.size > 4 and masks[np.arange(batch.size), moves].all() and (masks.sum(1) > 1).all()
+    assert not batch.values.any() and not batch.results.any() and not batch.own.any()
+    assert batch.soft.shape == (batch.size, 0) and batch.feature_rows.shape == (batch.size, trainer.features.width)
     rng = np.random.default_rng([5, 2])  # replayed to its first labelled position: plain alpha-beta's move there
     state = dagger.game.new_state(int(rng.integers(2**31)))
     opening = int(rng.integers(9))
@@ -478,17 +511,17 @@ def test_the_bare_policys_own_games_train_the_policy_only_and_resume(tmp_path):
     _, reference, numpy_logits, jitted = policy_passes(trainer, dagger, 10, 3)
     assert np.allclose(jitted, reference, rtol=1e-4, atol=1e-4) and np.allclose(jitted, numpy_logits, atol=1e-6)
     # plain alpha-beta's labels: a soft target's argmax where temperature > 0
-    hot = play_dagger(dagger.game, dagger, [5], {**settings, "policy_temperature": 1.0})
-    assert hot[7].shape == (len(hot[0]), dagger.game.num_actions) and np.allclose(hot[7].sum(1), 1.0, atol=1e-5)
-    assert np.allclose(hot[7][np.arange(len(hot[2])), hot[2]], hot[7].max(1))  # the move is a best one (ties share)
+    hot = play_dagger(dagger.game, dagger, [5], replace(settings, temperature=1.0))
+    assert hot.soft.shape == (hot.size, dagger.game.num_actions) and np.allclose(hot.soft.sum(1), 1.0, atol=1e-5)
+    assert np.allclose(hot.soft[np.arange(hot.size), hot.moves], hot.soft.max(1))  # a best move (ties share)
     # --resume: a third iteration after two, its bare-policy games from the resumed evaluation
-    trained("resumed", "value.policy_dagger_games=3", iterations=2)
-    resumed = trainer_for("resumed", "value.policy_dagger_games=3")
+    trained("resumed", "value.policy.dagger_games=3", iterations=2)
+    resumed = trainer_for("resumed", "value.policy.dagger_games=3")
     resumed.state.steps = 2
     resumed.run()
     assert len(resumed.dagger_buffer) == 1 and load_evaluation(tmp_path / "resumed").has_policy
-    for bad, message in (("value.policy_dagger_games=-1", "value.policy_dagger_games must be at least 0, got -1"),
-                         ("value.policy_teacher=search", "value.policy_dagger_games > 0 needs value.policy_teacher: plain")):
+    for bad, message in (("value.policy.dagger_games=-1", "value.policy.dagger_games must be at least 0, got -1"),
+                         ("value.policy.teacher=search", "value.policy.dagger_games > 0 needs value.policy.teacher: plain")):
         with pytest.raises(ConfigError, match=message):
             load_config(ROOT / "configs" / "widdershins-v0-value.yaml",
-                        ["value.policy_dagger_games=2", "value.policy_teacher_depth=0", bad])
+                        ["value.policy.dagger_games=2", "value.policy.teacher_depth=0", bad])

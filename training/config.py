@@ -1,29 +1,35 @@
 """Typed training configuration, read from YAML in ``configs/`` with command-line overrides.
 
 A config file is a mapping with the sections below; anything it leaves out keeps the
-default documented here. Unknown keys and values of the wrong type are refused with the
-list of valid keys. ``key=value`` overrides use dotted paths: ``ppo.learning_rate=1e-4``,
-``total_timesteps=20000``, ``options.pits=4``.
+default documented here. ``algo`` picks the trainer (``mancala_envs.training.algorithms``), and
+each algorithm reads only some sections and keys: ``search-bootstrap`` (the main job)
+``value`` and ``eval``; ``ppo`` the ``ppo``, ``pool`` and ``eval`` sections and the
+run-length keys; ``rllib_ppo`` those plus ``rllib``. Only what the algorithm reads is
+validated and saved with a run, and a key it does not read is refused (in the file or an
+override), with the key probably meant: an ignored setting is an error, not a no-op.
+Unknown keys and values of the wrong type are refused with the list of valid keys.
+``key=value`` overrides use dotted paths: ``value.iterations=5``,
+``value.policy.teacher=plain``, ``options.pits=4``.
 
 .. code-block:: yaml
 
     env_id: kalah-v0
-    total_timesteps: 1000000
-    ppo: {learning_rate: 3.0e-4, n_steps: 256}
-    pool: {snapshot_every: 50000, keep_last: 5}
-    eval: {every: 100000, openings: 20, ladder: [random, greedy, "alphabeta:depth=2"]}
+    algo: search-bootstrap
+    value: {iterations: 20, games: 80, depth: 4, policy: {teacher: plain}}
+    eval: {openings: 10, ladder: [random, greedy, "alphabeta:depth=4"]}
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import importlib.resources
 import json
 import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, get_args, get_origin, get_type_hints
+from typing import Any, Callable, get_args, get_origin, get_type_hints
 
 from mancala_envs.agents import make_agent
 from mancala_envs.core.encodings import ENCODINGS
@@ -31,6 +37,8 @@ from mancala_envs.core.errors import MancalaError
 from mancala_envs.agents.learned.move_features import MoveFeatureError, move_feature_set
 from mancala_envs.core.extras import require_extra
 from mancala_envs.registry import make_game
+
+from .algorithms import ALGORITHMS, Algorithm
 
 
 class ConfigError(MancalaError):
@@ -82,6 +90,24 @@ class EvalConfig:
 
 
 @dataclass
+class PolicyConfig:
+    """The policy head of the value trainer (``value.policy``): its teacher, its network and its fitting."""
+
+    teacher: str = "search"  # its target: "search" (the self-play search's move) or "plain" (plain alpha-beta's)
+    teacher_depth: int = 0  # with teacher plain: plies the plain teacher searches (0: value.depth)
+    temperature: float = 0.0  # > 0 (teacher plain): soft targets, softmax of every move's plain value / this
+    # > 0 (teacher plain): games per iteration of the bare policy against random, labelled by the teacher,
+    # fitted by the policy only
+    dagger_games: int = 0
+    hidden: list[int] = field(default_factory=list)  # the policy network's own hidden layers (empty: value.hidden)
+    move_hidden: list[int] = field(default_factory=list)  # with value.features moves: the move scorer's layers ([]: none)
+    epochs: int = 0  # passes per iteration (0: value.epochs; the value head keeps value.epochs)
+    replay: int = 0  # positions it is fitted on (the newest; 0: value.replay; more suits a plain teacher)
+    average: float = 0.0  # > 0: the exported policy is a moving average of its weights over iterations, this decay
+    weight_decay: float = 0.0  # > 0: the policy MLP's decoupled weight decay (AdamW), per unit of learning rate
+
+
+@dataclass
 class ValueConfig:
     """The value trainer (``algo: search-bootstrap``, ``mancala_envs.training.search_bootstrap``)."""
 
@@ -96,25 +122,16 @@ class ValueConfig:
     holdout: float = 0.1  # with score_blend: share of positions never fitted, which set the network's gain (0: gain 1)
     encoding: str = "onehot"  # network input (mancala_envs.core.encodings.ENCODINGS)
     features: str = "none"  # "moves": the game's move features added to the input (mancala_envs.agents.learned.move_features)
-    policy_teacher: str = "search"  # the policy head's target: "search" (the self-play search's move) or "plain" (plain alpha-beta's, same depth)
-    policy_temperature: float = 0.0  # > 0 (with policy_teacher plain): soft targets, softmax of every move's plain value / this
-    policy_teacher_depth: int = 0  # with policy_teacher plain: plies the plain teacher searches (0: value.depth)
-    hidden: list[int] = field(default_factory=lambda: [64])  # hidden layers of the value and policy networks
-    policy_hidden: list[int] = field(default_factory=list)  # the policy network's own hidden layers (empty: hidden)
-    policy_move_hidden: list[int] = field(default_factory=list)  # with features moves: the move scorer's hidden layers (empty: none)
+    hidden: list[int] = field(default_factory=lambda: [64])  # hidden layers of the value network (and the policy's)
     activation: str = "relu"  # hidden activation: relu or tanh
     learning_rate: float = 1e-3  # Adam step size
     epochs: int = 3  # passes over the replay buffer per iteration
-    policy_epochs: int = 0  # the policy head's passes per iteration (0: epochs; the value head keeps epochs)
-    policy_average: float = 0.0  # > 0: the exported policy is a moving average of its weights over iterations, this decay
-    policy_weight_decay: float = 0.0  # > 0: the policy MLP's decoupled weight decay (AdamW), per unit of learning rate
     batch_size: int = 256  # minibatch size
     replay: int = 60000  # positions kept (the newest)
-    policy_replay: int = 0  # positions the policy head is fitted on (the newest; 0: replay; more suits a plain teacher)
-    policy_dagger_games: int = 0  # > 0 (policy_teacher plain): games per iteration of the bare policy against random, labelled by the teacher, fitted by the policy only
     workers: int = 2  # self-play processes
     eval_every: int = 5  # iterations between evaluations of the search agent
     eval_depth: int = 4  # depth of the search agent evaluated (alphabeta:depth=eval_depth,eval=RUN_DIR)
+    policy: PolicyConfig = field(default_factory=PolicyConfig)  # the policy head
 
 
 @dataclass
@@ -128,7 +145,6 @@ class RLlibConfig:
     train_batch_size: int = 2048  # env steps sampled per training iteration
 
 
-ALGORITHMS = ("ppo", "search-bootstrap", "rllib_ppo")
 BACKENDS = ("local", "ray")  # where evaluations play their games (mancala_envs.evaluation.arena)
 
 
@@ -141,12 +157,13 @@ class TrainConfig:
     total_timesteps: int = 200000  # learner steps to train for
     num_envs: int = 32  # games played in parallel
     seed: int = 0  # seed of games, opponents and network
-    torch_threads: int = 1  # torch threads (1 is fastest for small networks on a 2-core machine)
+    torch_threads: int = 1  # torch threads (small networks: more threads cost more than they give)
     checkpoint_every: int = 20000  # learner steps between checkpoints
     runs_dir: str = "runs"  # where run folders are created
     name: str = ""  # run folder name prefix (default: the env id)
-    # "ppo" (MaskablePPO self-play), "search-bootstrap" (a learned evaluation; the value section),
-    # "rllib_ppo" (RLlib's PPO; the ppo and rllib sections)
+    # the trainer (mancala_envs.training.algorithms.ALGORITHMS): "search-bootstrap" (a learned evaluation
+    # from self-play search: the value section), "ppo" (MaskablePPO self-play: the ppo and pool
+    # sections), "rllib_ppo" (RLlib's PPO: the ppo, rllib and pool sections)
     algo: str = "ppo"
     backend: str = "local"  # where evaluations play: "local" processes or "ray" (the cluster at ray_address)
     ray_address: str = ""  # the Ray cluster of backend ray and rllib_ppo: "auto", HOST:PORT; "": a local Ray
@@ -156,32 +173,38 @@ class TrainConfig:
     value: ValueConfig = field(default_factory=ValueConfig)
     rllib: RLlibConfig = field(default_factory=RLlibConfig)
 
-    def validate(self) -> None:
-        """Semantic checks the types cannot express."""
-        make_game(self.env_id, **self.options)  # unknown id / option: the registry's message
+    @property
+    def algorithm(self) -> Algorithm:
+        """The registry entry of ``algo`` (``mancala_envs.training.algorithms.ALGORITHMS``)."""
         if self.algo not in ALGORITHMS:
             raise ConfigError(f"algo must be one of {', '.join(ALGORITHMS)}, got {self.algo!r}")
-        if self.backend not in BACKENDS:
-            raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
-        if self.backend == "ray" or self.algo == "rllib_ppo":
-            require_extra("ray", "ray", f"{'algo: rllib_ppo' if self.algo == 'rllib_ppo' else 'backend: ray'}")
-        check_bounds(self)
-        self._validate_value()
+        return ALGORITHMS[self.algo]
+
+    def validate(self) -> None:
+        """Semantic checks the types cannot express, of the parts of the config the algorithm reads."""
+        make_game(self.env_id, **self.options)  # unknown id / option: the registry's message
+        algorithm = self.algorithm
+        check_bounds(self, reads=algorithm.reads)
+        if algorithm.reads("backend"):
+            if self.backend not in BACKENDS:
+                raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+            if self.backend == "ray":
+                require_extra("ray", "ray", "backend: ray")
+        self._validate_eval()
+        checks = [SECTION_CHECKS.get(section) for section in algorithm.sections] + [ALGORITHM_CHECKS.get(self.algo)]
+        for check in filter(None, checks):
+            check(self)
+
+    def _validate_eval(self) -> None:
         plies = self.eval.opening_plies
         if plies and (len(plies) != 2 or not 0 <= plies[0] <= plies[1]):
             raise ConfigError(f"eval.opening_plies must be [] or [lo, hi] with 0 <= lo <= hi, got {plies}")
-        if not self.ppo.net_arch:
-            raise ConfigError("ppo.net_arch must list at least one layer size, got []")
-        if self.algo == "rllib_ppo":
-            self._validate_rllib()
-        rollout = self.num_envs * self.ppo.n_steps
-        if self.algo != "rllib_ppo" and rollout % self.ppo.batch_size:
-            raise ConfigError(
-                f"ppo.batch_size={self.ppo.batch_size} must divide the rollout of num_envs * ppo.n_steps = "
-                f"{self.num_envs} * {self.ppo.n_steps} = {rollout} transitions (SB3 would train on a partial "
-                f"minibatch); e.g. ppo.batch_size={_largest_divisor(rollout, self.ppo.batch_size)}"
-            )
-        self._validate_ppo_inputs()
+        for spec in self.eval.ladder:
+            make_agent(spec)  # the agent spec errors name the known agents
+        if "random" not in self.eval.ladder:
+            raise ConfigError("eval.ladder must include 'random': ratings are anchored at random = 0")
+
+    def _validate_pool(self) -> None:
         if not self.pool.baselines:
             raise ConfigError("pool.baselines must name at least one agent (e.g. {random: 1.0})")
         plies = self.pool.opening_plies
@@ -192,13 +215,18 @@ class TrainConfig:
             raise ConfigError(
                 f"pool.baselines {', '.join(fixed)} play (nearly) the same game from the same position: "
                 f"give pool.opening_plies [lo, hi] with hi >= 1 so their games start from random openings")
-        for spec in list(self.pool.baselines) + list(self.eval.ladder):
+        for spec in self.pool.baselines:
             make_agent(spec)  # the agent spec errors name the known agents
-        for spec, weight in self.pool.baselines.items():
-            if not weight > 0:
-                raise ConfigError(f"pool.baselines[{spec!r}] must be a positive weight, got {weight}")
-        if "random" not in self.eval.ladder:
-            raise ConfigError("eval.ladder must include 'random': ratings are anchored at random = 0")
+
+    def _validate_rollout(self) -> None:
+        """SB3's rollout of ``num_envs * ppo.n_steps`` transitions splits into whole minibatches."""
+        rollout = self.num_envs * self.ppo.n_steps
+        if rollout % self.ppo.batch_size:
+            raise ConfigError(
+                f"ppo.batch_size={self.ppo.batch_size} must divide the rollout of num_envs * ppo.n_steps = "
+                f"{self.num_envs} * {self.ppo.n_steps} = {rollout} transitions (SB3 would train on a partial "
+                f"minibatch); e.g. ppo.batch_size={_largest_divisor(rollout, self.ppo.batch_size)}"
+            )
 
     def _validate_value(self) -> None:
         """The value section's names (its numbers are checked by ``NUMBER_BOUNDS``)."""
@@ -207,28 +235,26 @@ class TrainConfig:
             raise ConfigError(f"value.encoding must be one of {', '.join(ENCODINGS)}, got {v.encoding!r}")
         if v.activation not in ("relu", "tanh"):
             raise ConfigError(f"value.activation must be relu or tanh, got {v.activation!r}")
-        if v.policy_teacher not in ("search", "plain"):
-            raise ConfigError(f"value.policy_teacher must be search or plain, got {v.policy_teacher!r}")
-        if v.policy_temperature > 0 and v.policy_teacher != "plain":
-            raise ConfigError("value.policy_temperature > 0 needs value.policy_teacher: plain (soft targets from plain "
-                              "alpha-beta's value of every move)")
-        if v.policy_teacher_depth > 0 and v.policy_teacher != "plain":
-            raise ConfigError("value.policy_teacher_depth > 0 needs value.policy_teacher: plain (the depth of plain "
-                              "alpha-beta teaching the policy)")
-        if v.policy_dagger_games > 0 and v.policy_teacher != "plain":
-            raise ConfigError("value.policy_dagger_games > 0 needs value.policy_teacher: plain (plain alpha-beta "
-                              "labels the positions the bare policy reaches)")
+        policy = v.policy
+        if policy.teacher not in ("search", "plain"):
+            raise ConfigError(f"value.policy.teacher must be search or plain, got {policy.teacher!r}")
+        for key, needs in (("temperature", "soft targets from plain alpha-beta's value of every move"),
+                           ("teacher_depth", "the depth of plain alpha-beta teaching the policy"),
+                           ("dagger_games", "plain alpha-beta labels the positions the bare policy reaches")):
+            if getattr(policy, key) > 0 and policy.teacher != "plain":
+                raise ConfigError(f"value.policy.{key} > 0 needs value.policy.teacher: plain ({needs})")
         try:
             game = make_game(self.env_id, **self.options)
             move_feature_set(v.features, game)
         except MoveFeatureError as err:
             raise ConfigError(f"value.features: {err}") from None
-        if v.policy_move_hidden and v.features != "moves":
-            raise ConfigError("value.policy_move_hidden needs value.features: moves (the move scorer reads each "
+        if policy.move_hidden and v.features != "moves":
+            raise ConfigError("value.policy.move_hidden needs value.features: moves (the move scorer reads each "
                               "move's block of move features)")
 
     def _validate_rllib(self) -> None:
         """What RLlib's PPO takes from the ppo section."""
+        require_extra("ray", "ray", "algo: rllib_ppo")
         if self.rllib.train_batch_size < self.ppo.batch_size:
             raise ConfigError(f"rllib.train_batch_size ({self.rllib.train_batch_size}) must be at least the "
                               f"minibatch ppo.batch_size ({self.ppo.batch_size})")
@@ -236,11 +262,13 @@ class TrainConfig:
             raise ConfigError("algo rllib_ppo reads the network input from ppo.obs_encoding and rewards +1/-1/0: "
                               "leave ppo.observation_transform none and ppo.margin_reward 0")
 
-    def _validate_ppo_inputs(self) -> None:
-        """The network's input, activation and reward shaping (``ppo``)."""
+    def _validate_ppo(self) -> None:
+        """The network's layers, input, activation and reward shaping (``ppo``)."""
         from mancala_envs.agents.learned.features import OBSERVATION_TRANSFORMS  # imports torch, which `mancala list` must not need
 
         ppo = self.ppo
+        if not ppo.net_arch:
+            raise ConfigError("ppo.net_arch must list at least one layer size, got []")
         if ppo.observation_transform not in OBSERVATION_TRANSFORMS:
             raise ConfigError(
                 f"ppo.observation_transform must be one of {', '.join(OBSERVATION_TRANSFORMS)}, "
@@ -255,7 +283,74 @@ class TrainConfig:
             raise ConfigError(f"ppo.activation must be relu or tanh, got {ppo.activation!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The keys the algorithm reads (what ``--dry-run`` prints and a run's ``config.yaml`` holds)."""
+        return _only_read(dataclasses.asdict(self), self.algorithm)
+
+
+# What each section's values must satisfy beyond their types and ranges, run for the sections the
+# chosen algorithm reads (``eval`` is checked for every algorithm: each reads it), then what an
+# algorithm needs of the sections together.
+SECTION_CHECKS: dict[str, Callable[[TrainConfig], None]] = {
+    "ppo": TrainConfig._validate_ppo,
+    "pool": TrainConfig._validate_pool,
+    "value": TrainConfig._validate_value,
+}
+ALGORITHM_CHECKS: dict[str, Callable[[TrainConfig], None]] = {
+    "ppo": TrainConfig._validate_rollout,
+    "rllib_ppo": TrainConfig._validate_rllib,
+}
+
+
+def _only_read(data: dict[str, Any], algorithm: Algorithm, prefix: str = "") -> dict[str, Any]:
+    """``data`` (a config mapping) without the keys ``algorithm`` does not read."""
+    kept = {}
+    for key, value in data.items():
+        if not algorithm.reads(prefix + key):
+            continue
+        kept[key] = _only_read(value, algorithm, f"{prefix}{key}.") if not prefix and isinstance(value, dict) \
+            and key in algorithm.sections else value
+    return kept
+
+
+def refuse_unread(data: dict[str, Any], algorithm: Algorithm, where: str) -> None:
+    """Refuse a key of ``data`` (config keys as given in a file or overrides) that ``algorithm`` does not
+    read, naming it, ``where`` it was given, what the algorithm reads and the key probably meant."""
+    given = [key for key in data if not algorithm.reads(key)]
+    given += [f"{section}.{key}" for section in algorithm.sections if isinstance(data.get(section), dict)
+              for key in data[section] if not algorithm.reads(f"{section}.{key}")]
+    if not given:
+        return
+    key = given[0]
+    value = data.get(key.split(".")[0])
+    if "." not in key and isinstance(value, dict) and value:  # a whole section: name its first key
+        key = f"{key}.{next(iter(value))}"
+    meant = _meant(key, algorithm)
+    raise ConfigError(f"{key} ({where}) is not used by algo {algorithm.name}: {algorithm.describe()}"
+                      + (f"; {meant}" if meant else ""))
+
+
+def _meant(key: str, algorithm: Algorithm) -> str:
+    """What a user giving ``key`` probably meant, as advice: the registry's word for it, else a key
+    ``algorithm`` reads of the same name or a close spelling ("" if none is close)."""
+    if key in algorithm.instead:
+        return algorithm.instead[key]
+    read = [k for k in _dotted_keys(TrainConfig) if algorithm.reads(k)]
+    leaf = key.rsplit(".", 1)[-1]
+    same_name = [k for k in read if k.rsplit(".", 1)[-1] == leaf]
+    close = same_name or difflib.get_close_matches(key, read, n=1, cutoff=0.75)
+    return f"did you mean {close[0]}?" if close else ""
+
+
+def _dotted_keys(cls: type, prefix: str = "", sections: bool = False) -> list[str]:
+    """Every leaf key of config class ``cls`` as a dotted path (``value.policy.teacher``), and with
+    ``sections`` the paths of its sections too (``value``, ``value.policy``)."""
+    keys = []
+    for name, hint in get_type_hints(cls).items():
+        if dataclasses.is_dataclass(hint):
+            keys += [prefix + name] * sections + _dotted_keys(hint, f"{prefix}{name}.", sections)
+        else:
+            keys.append(prefix + name)
+    return keys
 
 
 # -- ranges -----------------------------------------------------------------------------------------
@@ -320,23 +415,23 @@ NUMBER_BOUNDS: dict[str, Bounds] = {
     "value.outcome_weight": FRACTION,
     "value.holdout": FRACTION,
     "value.margin_scale": POSITIVE,
-    "value.policy_temperature": AT_LEAST_0,
-    "value.policy_teacher_depth": AT_LEAST_0,
     "value.hidden[]": AT_LEAST_1,
-    "value.policy_hidden[]": AT_LEAST_1,
-    "value.policy_move_hidden[]": AT_LEAST_1,
     "value.learning_rate": POSITIVE,
     "value.epochs": AT_LEAST_1,
-    "value.policy_epochs": AT_LEAST_0,
-    "value.policy_average": Bounds(0, 0.99),
-    "value.policy_weight_decay": AT_LEAST_0,
     "value.batch_size": AT_LEAST_1,
     "value.replay": AT_LEAST_1,
-    "value.policy_replay": AT_LEAST_0,
-    "value.policy_dagger_games": AT_LEAST_0,
     "value.workers": AT_LEAST_1,
     "value.eval_every": AT_LEAST_1,
     "value.eval_depth": AT_LEAST_1,
+    "value.policy.teacher_depth": AT_LEAST_0,
+    "value.policy.temperature": AT_LEAST_0,
+    "value.policy.dagger_games": AT_LEAST_0,
+    "value.policy.hidden[]": AT_LEAST_1,
+    "value.policy.move_hidden[]": AT_LEAST_1,
+    "value.policy.epochs": AT_LEAST_0,
+    "value.policy.replay": AT_LEAST_0,
+    "value.policy.average": Bounds(0, 0.99),
+    "value.policy.weight_decay": AT_LEAST_0,
     "rllib.num_env_runners": AT_LEAST_0,
     "rllib.num_envs_per_env_runner": AT_LEAST_1,
     "rllib.num_learners": AT_LEAST_0,
@@ -357,12 +452,15 @@ def number_fields(cls: type, prefix: str = "") -> list[str]:
     return keys
 
 
-def check_bounds(config: Any, prefix: str = "") -> None:
-    """Refuse any number of ``config`` outside its ``NUMBER_BOUNDS`` entry, naming the key and the range."""
+def check_bounds(config: Any, prefix: str = "", reads: Callable[[str], bool] = lambda key: True) -> None:
+    """Refuse any number of ``config`` outside its ``NUMBER_BOUNDS`` entry, naming the key and the range
+    (only the keys ``reads`` admits: those the algorithm reads)."""
     for f in fields(config):
         value, key = getattr(config, f.name), prefix + f.name
+        if not reads(key):
+            continue
         if dataclasses.is_dataclass(value):
-            check_bounds(value, key + ".")
+            check_bounds(value, key + ".", reads)
             continue
         items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else None
         if items is not None:
@@ -425,12 +523,26 @@ def _build(cls: type, data: dict[str, Any], prefix: str = "") -> Any:
     names = [f.name for f in fields(cls)]
     unknown = [k for k in data if k not in names]
     if unknown:
+        meant = {prefix + str(k): _known_key(prefix + str(k)) for k in unknown}
+        pairs = [(key, known) for key, known in meant.items() if known]
+        hint = (f"did you mean {pairs[0][1]}?" if len(pairs) == 1 else
+                "did you mean " + ", ".join(f"{known} for {key}" for key, known in pairs) + "?" if pairs else "")
         raise ConfigError(
-            f"unknown config key{'s' if len(unknown) > 1 else ''} {', '.join(prefix + str(k) for k in unknown)}; "
+            f"unknown config key{'s' if len(unknown) > 1 else ''} {', '.join(prefix + str(k) for k in unknown)}"
+            f"{' (' + hint + ')' if hint else ''}; "
             f"valid keys{' in ' + prefix.rstrip('.') if prefix else ''}: {', '.join(names)}"
         )
     values = {k: _check_value(v, hints[k], prefix + k) for k, v in data.items()}
     return cls(**values)
+
+
+def _known_key(key: str) -> str:
+    """The config key closest to an unknown dotted ``key``: the one spelt the same up to dots and
+    underscores (``value.policy_teacher`` -> ``value.policy.teacher``), else a close spelling ("" if none)."""
+    known = _dotted_keys(TrainConfig, sections=True)
+    same = [k for k in known if k.replace(".", "_") == key.replace(".", "_")]
+    close = same or difflib.get_close_matches(key, known, n=1, cutoff=0.8)
+    return close[0] if close else ""
 
 
 @functools.cache
@@ -507,9 +619,11 @@ def read_config_text(source: str | Path) -> tuple[str, str]:
 
 def load_config(source: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
     """Read a YAML config (a file, a packaged config's name, or the defaults when ``source`` is None),
-    apply overrides, validate."""
+    apply overrides, validate. A key the chosen algorithm does not read is refused, in the file or
+    in an override."""
     yaml = require_extra("yaml", "train", "reading training configs")
     data: dict[str, Any] = {}
+    label = "the defaults"
     if source is not None:
         text, label = read_config_text(source)
         try:
@@ -518,14 +632,18 @@ def load_config(source: str | Path | None, overrides: list[str] | None = None) -
             raise ConfigError(f"{label!r} is not valid YAML: {err}") from None
         if not isinstance(data, dict):
             raise ConfigError(f"{label!r} must hold a mapping of config keys, got {type(data).__name__}")
-    data = apply_overrides(data, overrides or [])
-    config = _build(TrainConfig, data)
+    config = _build(TrainConfig, apply_overrides(data, overrides or []))
+    algorithm = config.algorithm
+    refuse_unread(data, algorithm, f"in {label}")
+    refuse_unread(apply_overrides({}, overrides or []), algorithm, "an override")
     config.validate()
     return config
 
 
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:
-    """Rebuild a config saved with ``to_dict`` (used when resuming a run)."""
+    """Rebuild a config saved with ``to_dict`` (used when resuming a run); keys its algorithm does not
+    read are dropped (a run folder written before ``to_dict`` left them out holds every section)."""
     config = _build(TrainConfig, data)
+    config = _build(TrainConfig, _only_read(data, config.algorithm))
     config.validate()
     return config

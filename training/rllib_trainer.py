@@ -3,7 +3,7 @@
     mancala train configs/kalah-v0-rllib.yaml [rllib.num_env_runners=8 ray_address=auto]
     mancala train --resume runs/kalah-v0-rllib-20261123-230000
 
-The same YAML and run folder as the SB3 trainer (``mancala_envs.training.train``), on RLlib's
+The same YAML and run folder as the SB3 trainer (``mancala_envs.training.ppo``), on RLlib's
 new API stack:
 
 * **Env and module.** ``mancala_envs.wrappers.rllib.MancalaMultiAgentEnv`` (observations in

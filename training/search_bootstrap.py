@@ -1,7 +1,8 @@
 """The value trainer (``algo: search-bootstrap``): a learned evaluation trained from search.
 
-Each *iteration* plays ``value.games`` self-play games on both cores (forked workers) and
-then fits the networks on the positions collected so far:
+Each *iteration* plays ``value.games`` self-play games in ``value.workers`` forked processes
+(each gets a frozen ``SelfPlaySettings`` and returns a ``PositionBatch``) and then fits the
+networks on the positions collected so far:
 
 1. **Self-play with search.** Every move is an alpha-beta search (``value.depth`` plies)
    whose leaves are valued by the current evaluation (the first iteration: by the game's
@@ -23,39 +24,41 @@ then fits the networks on the positions collected so far:
    search starts out as plain alpha-beta instead of as a search on an untrained network.
    With the blend, a share of the positions (``value.holdout``, a tenth) is never fitted, and
    the network's output is scaled by the gain in [0, 1] that predicts their targets best (least squares),
-   so a network that mostly adds noise is damped rather than let loose on the search
-   (measured: unchecked, a noisy correction made alpha-beta weaker than plain alpha-beta on
-   Afrika and Widdershins).
+   so a network that mostly adds noise is damped rather than let loose on the search (an
+   unchecked noisy correction can make alpha-beta weaker than plain alpha-beta;
+   ``docs/strength.md``).
 4. **Fitting.** Two MLPs on the encoded mover's observation (``value.encoding``,
    ``mancala_envs.core.encodings``; with ``value.features: moves`` plus the game's move
-   features, ``mancala_envs.agents.learned.move_features``): the value head (mean squared error) and the policy
-   head (cross-entropy with the search's move, or with ``value.policy_teacher: plain`` plain
-   alpha-beta's move at the same depth, or at ``value.policy_teacher_depth`` plies while
-   self-play keeps its own; with ``value.policy_temperature: T > 0`` as well, with the
-   softmax over every legal move of plain alpha-beta's value of it (each child searched one
-   ply less deep) divided by ``T``, so equally good moves share the target instead of one of
-   them being picked at random; over the legal moves; with move features plus
-   one weight per column of a move's block, shared by every move, and with
-   ``value.policy_move_hidden`` a *move scorer*: an MLP of one move's block and the features'
-   summary, its one output added to that move's logit, the same weights for every move, so the
-   policy reads what each move does non-linearly and what it learns of one move holds for all),
-   Adam, over a replay buffer of the last
-   ``value.replay`` positions (``value.policy_hidden``, ``value.policy_epochs``: the policy
-   network's own layers and passes; ``value.policy_replay``: the policy's own, longer memory of
-   positions, since a plain teacher's moves do not change as the evaluation learns;
-   ``value.policy_average`` = d: the exported policy is a moving average of the policy's weights,
-   d times the average so far plus 1 - d times the weights just fitted; ``value.policy_weight_decay``
-   = w: every Adam step shrinks the policy MLP's weights by ``learning_rate * w`` (AdamW's
-   decoupled decay), a regulariser for its first layer's many inputs; ``value.policy_dagger_games``
-   = N: from the second iteration on, N more games per iteration of the bare policy itself (the
-   ``policy:RUN`` player of the last fit) against random moves, every position where it moves
-   labelled by the plain teacher and fitted by the policy only, so it also learns the teacher's
-   move in positions its own mistakes lead to (DAgger, Ross et al., 2011; ``play_dagger``; kept in
-   a buffer of their own, ``value.policy_replay`` or else ``value.replay`` positions, which
-   ``--resume`` refills like the replay buffer); the value network, and so the games, stay the
-   same). The result goes to ``evaluation.npz`` in the run folder
-   (``mancala_envs.agents.learned.learned_eval``) after every iteration, so ``eval=RUN_DIR`` and
-   ``policy:RUN_DIR`` can play it while the run goes on.
+   features, ``mancala_envs.agents.learned.move_features``): the value head (mean squared
+   error against the target) and the policy head (cross-entropy over the legal moves), fitted
+   with Adam over a replay buffer of the last ``value.replay`` positions. With move features
+   the policy adds to each move's logit its block of features times weights shared by every
+   move. The policy head's own section, ``value.policy``:
+
+   - ``teacher``: its target move, the search's (``search``) or plain alpha-beta's at the
+     same depth (``plain``), or at ``teacher_depth`` plies while self-play keeps its own;
+   - ``temperature: T > 0`` (plain teacher): soft targets, the softmax over every legal move
+     of plain alpha-beta's value of it (each child searched one ply less deep) divided by
+     ``T``, so equally good moves share the target instead of one being picked at random;
+   - ``move_hidden`` (move features): a *move scorer*, an MLP of one move's block and the
+     features' summary whose one output is added to that move's logit, the same weights for
+     every move, so what it learns of one move holds for all;
+   - ``hidden``, ``epochs``: the policy network's own layers and passes; ``replay``: its own,
+     longer memory of positions (a plain teacher's moves do not change as the evaluation
+     learns);
+   - ``average: d``: the exported policy is a moving average of its weights, d times the
+     average so far plus 1 - d times the weights just fitted; ``weight_decay: w``: every Adam
+     step shrinks the policy MLP's weights by ``learning_rate * w`` (AdamW's decoupled decay);
+   - ``dagger_games: N`` (plain teacher): from the second iteration on, N more games per
+     iteration of the bare policy itself (the ``policy:RUN`` player of the last fit) against
+     random moves, every position where it moves labelled by the teacher and fitted by the
+     policy only, so it also learns the teacher's move in positions its own mistakes lead to
+     (DAgger, Ross et al., 2011; ``play_dagger``), kept in a buffer of their own (``replay``,
+     else ``value.replay``, positions; ``--resume`` refills it like the replay buffer).
+
+   None of these changes the value network or the games. The result goes to
+   ``evaluation.npz`` in the run folder (``mancala_envs.agents.learned.learned_eval``) after
+   every iteration, so ``eval=RUN_DIR`` and ``policy:RUN_DIR`` can play it while the run goes on.
 
 Checkpoints (``checkpoints/latest.zip``, a ``torch.save`` archive: both networks and the
 optimiser; ``checkpoints/state.json``: iterations done, evaluations) are written after every
@@ -71,6 +74,7 @@ from __future__ import annotations
 import multiprocessing
 import sys
 import time
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -85,11 +89,11 @@ from mancala_envs.agents.learned.learned_eval import (LearnedEval, LearnedPolicy
                                                scorer_width)
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
 from mancala_envs.core.encodings import encoding_spec
-from mancala_envs.agents.learned.move_features import move_feature_set, move_features
+from mancala_envs.agents.learned.move_features import MoveFeatures, move_feature_set, move_features
 from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.core.game import Game
 
-from .config import TrainConfig
+from .config import TrainConfig, ValueConfig
 from .evaluation import LEARNER, evaluate, ladder_results, ladder_to_json, learner_ratings, record_evaluation
 from .report import build_report, results_table, write_report
 from .trainer_base import SUITE_FINAL, SUITE_LADDER, SUITE_PERIODIC, RunTrainer
@@ -137,26 +141,98 @@ def soft_target(values: np.ndarray, temperature: float) -> np.ndarray:
     return (p / p.sum()).astype(np.float32)
 
 
-def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], settings: dict[str, Any]):
-    """Self-play games, one per seed: (observations, search values, policy target moves, results, the
-    game's own evaluations for the movers: ``learned_eval.own_evaluation``, legal-move masks, move
-    feature rows: ``settings["features"]``, computed from the states, soft policy targets: (n, A) with
-    ``settings["policy_temperature"]`` > 0 and the plain teacher, else (n, 0)), one row per position."""
+@dataclass(frozen=True, eq=False)  # its move feature set holds arrays: no == between settings
+class SelfPlaySettings:
+    """What a self-play worker reads of the ``value`` section (a frozen copy the forked workers unpickle)."""
+
+    depth: int  # value.depth: plies each self-play move searches
+    random_plies: int  # value.random_plies: each game opens with 0..random_plies random moves
+    epsilon: float  # value.epsilon: chance of a random move after the opening
+    margin_scale: float  # value.margin_scale: search values before any evaluation, tanh(difference / this)
+    teacher: str  # value.policy.teacher: "search" or "plain"
+    teacher_depth: int  # plies of the plain teacher (value.policy.teacher_depth, else depth)
+    temperature: float  # value.policy.temperature: > 0, soft targets from the plain teacher
+    features: MoveFeatures  # the game's move feature set (value.features), its rows stored with each position
+
+    @classmethod
+    def of(cls, value: ValueConfig, features: MoveFeatures) -> SelfPlaySettings:
+        policy = value.policy
+        return cls(depth=value.depth, random_plies=value.random_plies, epsilon=value.epsilon,
+                   margin_scale=value.margin_scale, teacher=policy.teacher,
+                   teacher_depth=policy.teacher_depth or value.depth, temperature=policy.temperature,
+                   features=features)
+
+    @property
+    def soft_temperature(self) -> float:
+        """The temperature of soft policy targets: ``temperature`` with the plain teacher, else 0 (none)."""
+        return self.temperature if self.teacher == "plain" else 0.0
+
+
+@dataclass(frozen=True, eq=False)  # arrays: compare them field by field
+class PositionBatch:
+    """Labelled positions, one row of each array per position (what the workers return and the replay
+    buffers hold)."""
+
+    observations: np.ndarray  # float32 (n, observation size): the mover's observation
+    values: np.ndarray  # float64 (n,): the search value on the [-1, 1] scale (0 in the bare policy's games)
+    moves: np.ndarray  # int64 (n,): the policy's target move
+    results: np.ndarray  # float64 (n,): the game's final result for the mover (0 in the bare policy's games)
+    own: np.ndarray  # float64 (n,): the game's own evaluation for the mover (learned_eval.own_evaluation)
+    masks: np.ndarray  # bool (n, actions): the legal moves
+    feature_rows: np.ndarray  # float32 (n, features.width): the move features, computed from the state
+    soft: np.ndarray  # float32 (n, actions): soft policy targets with a temperature, else (n, 0)
+    held_out: np.ndarray | None = None  # bool (n,): never fitted, sets the blend's gain (the trainer sets it)
+
+    @classmethod
+    def of(cls, game: Game, features: MoveFeatures, observations, values, moves, results, own, masks, rows,
+           soft) -> PositionBatch:
+        """The batch of per-position lists (``soft`` empty when there are no soft targets)."""
+        n = len(observations)
+        return cls(np.array(observations, np.float32).reshape(n, game.observation_size),
+                   np.array(values, np.float64), np.array(moves, np.int64), np.array(results, np.float64),
+                   np.array(own, np.float64), np.array(masks, bool).reshape(n, game.num_actions),
+                   np.array(rows, np.float32).reshape(n, features.width),
+                   np.array(soft, np.float32).reshape(n, game.num_actions if soft else 0))
+
+    @property
+    def size(self) -> int:
+        """The number of positions."""
+        return len(self.observations)
+
+    @classmethod
+    def concatenate(cls, batches: list[PositionBatch]) -> PositionBatch:
+        """The positions of ``batches`` (at least one) in order, as one batch: soft targets only when every
+        batch has them (else none), held-out masks only when every batch has one."""
+        rows = {f.name: np.concatenate([getattr(b, f.name) for b in batches]) for f in fields(cls)
+                if f.name not in ("soft", "held_out")}
+        soft = [b.soft for b in batches]
+        held_out = [b.held_out for b in batches]
+        return cls(**rows, soft=np.concatenate(soft) if all(t.shape[1] for t in soft)
+                   else np.zeros((len(rows["observations"]), 0), np.float32),
+                   held_out=np.concatenate(held_out) if all(h is not None for h in held_out) else None)
+
+
+def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int],
+               settings: SelfPlaySettings) -> PositionBatch:
+    """Self-play games, one per seed, every position after the opening labelled (``PositionBatch``): its
+    search value, the policy's target move (the search's, or the plain teacher's with ``teacher`` plain),
+    the game's result, the game's own evaluation, the legal moves, the move features, and soft targets
+    with the plain teacher and a temperature."""
     net = evaluation.net() if evaluation is not None else None
-    features = settings["features"]
+    features = settings.features
     tt = TranspositionTable(16)
     plain_tt = TranspositionTable(16)  # plain alpha-beta's values are on another scale: a table of its own
-    teacher_depth = settings.get("policy_teacher_depth", 0) or settings["depth"]  # value.policy_teacher_depth
+    teacher_depth = settings.teacher_depth
     # without an evaluation the search is plain alpha-beta: its move is the teacher's at the same depth
-    plain_teacher = settings["policy_teacher"] == "plain" and (net is not None or teacher_depth != settings["depth"])
+    plain_teacher = settings.teacher == "plain" and (net is not None or teacher_depth != settings.depth)
     # soft targets from the first iteration on (without an evaluation the search is plain alpha-beta)
-    temperature = settings.get("policy_temperature", 0.0) if settings["policy_teacher"] == "plain" else 0.0
+    temperature = settings.soft_temperature
     observations, values, moves, results, own, masks, rows, soft = [], [], [], [], [], [], [], []
     for seed in seeds:
         rng = np.random.default_rng(seed)
         plain_rng = np.random.default_rng([seed, 1])  # its own: the games are the same whoever teaches the policy
         state = game.new_state(int(rng.integers(2**31)))
-        random_plies = int(rng.integers(settings["random_plies"] + 1))
+        random_plies = int(rng.integers(settings.random_plies + 1))
         movers = []
         tt.clear()
         plain_tt.clear()
@@ -166,63 +242,50 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int], set
                 state.apply(int(rng.choice(legal)))
                 continue
             mover = state.current_player
-            found = search(state, settings["depth"], tt=tt, rng=rng, evaluation=net)
+            found = search(state, settings.depth, tt=tt, rng=rng, evaluation=net)
             observations.append(state.observation(mover))
             rows.append(move_features(features, game.params, state.array, observations[-1])[0])
             own.append(own_evaluation(state))
             masks.append(state.action_mask() != 0)
-            values.append(_scaled(found.value, settings["margin_scale"], net is not None))
-            if temperature > 0 or plain_teacher:  # the policy's target: plain alpha-beta's (value.policy_teacher)
+            values.append(_scaled(found.value, settings.margin_scale, net is not None))
+            if temperature > 0 or plain_teacher:  # the policy's target: plain alpha-beta's (value.policy.teacher)
                 move, target = _plain_label(state, teacher_depth, temperature, plain_tt, plain_rng)
                 moves.append(move)
                 soft.extend([target] if temperature > 0 else [])
             else:
                 moves.append(found.best_action)
             movers.append(mover)
-            explore = rng.random() < settings["epsilon"]
+            explore = rng.random() < settings.epsilon
             state.apply(int(rng.choice(legal)) if explore else found.best_action)
         final = state.returns() if state.is_terminal() else [0.0, 0.0]
         results.extend(final[m] for m in movers)
-    return _batch(game, features, observations, values, moves, results, own, masks, rows, soft)
+    return PositionBatch.of(game, features, observations, values, moves, results, own, masks, rows, soft)
 
 
 def _plain_label(state, depth: int, temperature: float, tt: TranspositionTable, rng: np.random.Generator):
     """Plain alpha-beta's move at ``depth`` plies and, with ``temperature`` > 0, the soft target over every
     legal move (``soft_target`` of ``root_move_values``; its argmax is the move), else None."""
-    if temperature > 0:  # every move's plain value (value.policy_temperature)
+    if temperature > 0:  # every move's plain value (value.policy.temperature)
         move_values = root_move_values(state, depth, tt, rng)
         return int(np.argmax(move_values)), soft_target(move_values, temperature)
     return search(state, depth, tt=tt, rng=rng).best_action, None
 
 
-def _batch(game: Game, features, observations, values, moves, results, own, masks, rows, soft):
-    """One batch of positions as arrays (``play_games``' tuple)."""
-    if not observations:
-        return (np.zeros((0, game.observation_size), np.float32), np.zeros(0), np.zeros(0, np.int64), np.zeros(0),
-                np.zeros(0), np.zeros((0, game.num_actions), bool), np.zeros((0, features.width), np.float32),
-                np.zeros((0, 0), np.float32))
-    soft_width = game.num_actions if soft else 0
-    return (np.array(observations, np.float32), np.array(values), np.array(moves, np.int64), np.array(results),
-            np.array(own), np.array(masks, bool), np.array(rows, np.float32).reshape(len(observations), features.width),
-            np.array(soft, np.float32).reshape(len(observations), soft_width))
-
-
-def play_dagger(game: Game, evaluation: LearnedEval, seeds: list[int], settings: dict[str, Any]):
+def play_dagger(game: Game, evaluation: LearnedEval, seeds: list[int], settings: SelfPlaySettings) -> PositionBatch:
     """Games of the bare policy of ``evaluation`` (``policy:RUN``: the legal move with the highest logit)
     against uniformly random moves, one per seed, the policy's seat alternating with the seed and the game
     opening with 0 to ``random_plies`` random moves: every position where the policy has two or more legal
-    moves, labelled by plain alpha-beta as in ``play_games`` (``value.policy_dagger_games``; DAgger, Ross et
+    moves, labelled by plain alpha-beta as in ``play_games`` (``value.policy.dagger_games``; DAgger, Ross et
     al., 2011: the policy learns the teacher's move in the positions its own mistakes lead to). The batch of
     ``play_games`` with zero values, results and own evaluations: it is fitted by the policy only."""
     net, logits = evaluation.net(), np.zeros(game.num_actions)
-    features, temperature = settings["features"], settings["policy_temperature"]
-    depth = settings["policy_teacher_depth"] or settings["depth"]
+    features, temperature, depth = settings.features, settings.temperature, settings.teacher_depth
     tt = TranspositionTable(16)
     observations, moves, masks, rows, soft = [], [], [], [], []
     for seed in seeds:
         rng = np.random.default_rng([seed, 2])  # a stream of its own: the self-play games stay the same
         state = game.new_state(int(rng.integers(2**31)))
-        learner, opening = seed % 2, int(rng.integers(settings["random_plies"] + 1))
+        learner, opening = seed % 2, int(rng.integers(settings.random_plies + 1))
         tt.clear()
         while not state.is_terminal() and not state.is_truncated():
             legal = state.legal_actions()
@@ -242,18 +305,18 @@ def play_dagger(game: Game, evaluation: LearnedEval, seeds: list[int], settings:
                 soft.extend([target] if temperature > 0 else [])
             state.apply(int(np.argmax(np.where(mask, logits, -np.inf))))
     zeros = [0.0] * len(observations)
-    return _batch(game, features, observations, zeros, moves, zeros, zeros, masks, rows, soft)
+    return PositionBatch.of(game, features, observations, zeros, moves, zeros, zeros, masks, rows, soft)
 
 
-_WORKER: dict[str, Any] = {}
+_WORKER: dict[str, Game] = {}  # the game, set before the pool forks (workers inherit it)
 
 
-def _worker_play(job):
+def _worker_play(job: tuple[LearnedEval | None, list[int], SelfPlaySettings]) -> PositionBatch:
     evaluation, seeds, settings = job
     return play_games(_WORKER["game"], evaluation, seeds, settings)
 
 
-def _worker_dagger(job):
+def _worker_dagger(job: tuple[LearnedEval, list[int], SelfPlaySettings]) -> PositionBatch:
     evaluation, seeds, settings = job
     return play_dagger(_WORKER["game"], evaluation, seeds, settings)
 
@@ -293,26 +356,26 @@ class SearchBootstrapTrainer(RunTrainer):
         self.features = move_feature_set(self.cfg.features, self.game)
         width = self.spec.width + self.features.width
         self.value_net = _mlp(width, self.cfg.hidden, 1, self.cfg.activation)
-        policy_hidden = self.cfg.policy_hidden or self.cfg.hidden  # value.policy_hidden: the policy's own layers
+        policy_hidden = self.cfg.policy.hidden or self.cfg.hidden  # value.policy.hidden: the policy's own layers
         self.policy_net = _mlp(width, policy_hidden, self.game.num_actions, self.cfg.activation)
         # with move features: one weight per column of a move's block, shared by every move (learned_eval)
         self.policy_move = nn.Parameter(torch.zeros(self.features.per_block)) if self.features.blocks else None
-        # value.policy_move_hidden: the move scorer, an MLP of a move's block and the summary, shared by every move
-        self.move_scorer = (_mlp(scorer_width(self.features), self.cfg.policy_move_hidden, 1, self.cfg.activation)
-                            if self.cfg.policy_move_hidden else None)
+        # value.policy.move_hidden: the move scorer, an MLP of a move's block and the summary, shared by every move
+        self.move_scorer = (_mlp(scorer_width(self.features), self.cfg.policy.move_hidden, 1, self.cfg.activation)
+                            if self.cfg.policy.move_hidden else None)
         params = list(self.value_net.parameters()) + self._policy_parameters()
-        decay = self.cfg.policy_weight_decay  # value.policy_weight_decay: the policy MLP's weights shrink (AdamW)
+        decay = self.cfg.policy.weight_decay  # value.policy.weight_decay: the policy MLP's weights shrink (AdamW)
         if decay > 0:
             policy = set(self.policy_net.parameters())
             params = [{"params": [t for t in params if t not in policy]},
                       {"params": list(self.policy_net.parameters()), "weight_decay": decay}]
         self.optimizer = torch.optim.Adam(params, lr=self.cfg.learning_rate, decoupled_weight_decay=decay > 0)
-        self.buffer: list[tuple[np.ndarray, ...]] = []
-        self.dagger_buffer: list[tuple[np.ndarray, ...]] = []  # value.policy_dagger_games: the policy's alone
+        self.buffer: list[PositionBatch] = []  # the self-play positions, newest last
+        self.dagger_buffer: list[PositionBatch] = []  # value.policy.dagger_games: the policy's alone
         self.learned = False  # the evaluation has been fitted at least once
         self.score_scale = 1.0 / self.cfg.margin_scale if self.cfg.score_blend else 0.0
         self.value_gain = 1.0  # the network's output scale in the evaluation file (set on held-out positions)
-        # value.policy_average: the exported policy, a moving average of the policy's weights after each fit
+        # value.policy.average: the exported policy, a moving average of the policy's weights after each fit
         self.policy_averaged: list[torch.Tensor] | None = None
 
     def _policy_parameters(self) -> list[torch.Tensor]:
@@ -356,7 +419,7 @@ class SearchBootstrapTrainer(RunTrainer):
         value[-1] = (value[-1][0] * self.value_gain, value[-1][1] * self.value_gain)
         policy, policy_move = _layers(self.policy_net), self.policy_move
         scorer = _layers(self.move_scorer) if self.move_scorer is not None else None
-        if self.policy_averaged is not None:  # value.policy_average
+        if self.policy_averaged is not None:  # value.policy.average
             tensors = list(self.policy_averaged)
             weights = [tensors.pop(0) for _ in self.policy_net.parameters()]
             policy = _pairs(weights)
@@ -384,25 +447,22 @@ class SearchBootstrapTrainer(RunTrainer):
         task = progress.add_task("iterations", total=cfg.iterations, completed=self.state.steps)
         progress.start()
         started, spent_before = time.perf_counter(), self.state.seconds
+        settings = SelfPlaySettings.of(cfg, self.features)
         with context.Pool(workers) as pool:
             while self.state.steps < cfg.iterations:
                 it = self.state.steps
                 seeds = [self.config.seed * 1_000_003 + it * 10_007 + g for g in range(cfg.games)]
-                settings = {"depth": cfg.depth, "random_plies": cfg.random_plies, "epsilon": cfg.epsilon,
-                            "margin_scale": cfg.margin_scale, "policy_teacher": cfg.policy_teacher,
-                            "features": self.features, "policy_temperature": cfg.policy_temperature,
-                            "policy_teacher_depth": cfg.policy_teacher_depth}
                 jobs = [(evaluation, seeds[w::workers], settings) for w in range(workers)]
-                batches = [b for b in pool.map(_worker_play, jobs) if len(b[0])]
+                batches = [b for b in pool.map(_worker_play, jobs) if b.size]
                 positions = self._add_to_buffer(batches)
-                if cfg.policy_dagger_games > 0 and evaluation is not None:  # the bare policy's own games
+                if cfg.policy.dagger_games > 0 and evaluation is not None:  # the bare policy's own games
                     self._add_dagger(pool.map(_worker_dagger, self._dagger_jobs(evaluation, settings, workers)))
                 losses = self._fit()
                 self.learned = True
                 evaluation = self._save_evaluation()
                 self.state.steps = it + 1
                 self.state.seconds = spent_before + time.perf_counter() - started
-                outcome = np.concatenate([b[3] for b in batches]) if batches else np.zeros(1)
+                outcome = PositionBatch.concatenate(batches).results if batches else np.zeros(1)
                 self.state.curve.append([float(it + 1), float(losses["value"]), float(positions)])
                 for key, value in losses.items():
                     writer.add_scalar(f"train/{key}_loss", value, it + 1)
@@ -423,29 +483,29 @@ class SearchBootstrapTrainer(RunTrainer):
     def _add_to_buffer(self, batches) -> int:
         rng = np.random.default_rng([self.config.seed, self.state.steps])
         share = self.cfg.holdout if self.score_scale > 0 else 0.0  # only the blend's gain needs held-out positions
-        self.buffer.extend((*b, rng.random(len(b[0])) < share) for b in batches)  # + the held-out mask (b[8])
-        keep = max(self.cfg.replay, self.cfg.policy_replay)  # value.policy_replay: the policy's longer memory
+        self.buffer.extend(replace(b, held_out=rng.random(b.size) < share) for b in batches)
+        keep = max(self.cfg.replay, self.cfg.policy.replay)  # value.policy.replay: the policy's longer memory
         while len(self.buffer) > 1 and self._positions(self.buffer[1:]) >= keep:
             self.buffer.pop(0)
-        return sum(len(b[0]) for b in batches)
+        return self._positions(batches)
 
-    def _dagger_jobs(self, evaluation: LearnedEval, settings: dict[str, Any], workers: int) -> list:
-        """The workers' shares of this iteration's ``value.policy_dagger_games`` games (``play_dagger``)."""
+    def _dagger_jobs(self, evaluation: LearnedEval, settings: SelfPlaySettings, workers: int) -> list:
+        """The workers' shares of this iteration's ``value.policy.dagger_games`` games (``play_dagger``)."""
         first = self.config.seed * 1_000_003 + self.state.steps * 10_007 + self.cfg.games
-        seeds = [first + g for g in range(self.cfg.policy_dagger_games)]
+        seeds = [first + g for g in range(self.cfg.policy.dagger_games)]
         return [(evaluation, seeds[w::workers], settings) for w in range(workers)]
 
-    def _add_dagger(self, batches) -> None:
+    def _add_dagger(self, batches: list[PositionBatch]) -> None:
         """The bare policy's positions (``play_dagger``) join the policy's own buffer, which keeps the newest
-        ``value.policy_replay`` (else ``value.replay``) of them, in whole batches, beside the self-play ones."""
-        self.dagger_buffer.extend((*b, np.zeros(len(b[0]), bool)) for b in batches if len(b[0]))
-        keep = self.cfg.policy_replay or self.cfg.replay
+        ``value.policy.replay`` (else ``value.replay``) of them, in whole batches, beside the self-play ones."""
+        self.dagger_buffer.extend(replace(b, held_out=np.zeros(b.size, bool)) for b in batches if b.size)
+        keep = self.cfg.policy.replay or self.cfg.replay
         while len(self.dagger_buffer) > 1 and self._positions(self.dagger_buffer[1:]) >= keep:
             self.dagger_buffer.pop(0)
 
     @staticmethod
-    def _positions(batches) -> int:
-        return sum(len(b[0]) for b in batches)
+    def _positions(batches: list[PositionBatch]) -> int:
+        return sum(b.size for b in batches)
 
     def _newest(self, positions: int) -> int:
         """How many of the buffer's rows (its newest) hold the last ``positions`` positions, in whole batches."""
@@ -453,38 +513,32 @@ class SearchBootstrapTrainer(RunTrainer):
         for batch in reversed(self.buffer):
             if rows >= positions:
                 break
-            rows += len(batch[0])
+            rows += batch.size
         return rows
 
     def _fit(self) -> dict[str, float]:
         cfg = self.cfg
         batches = self.buffer + self.dagger_buffer  # the bare policy's positions last (the policy's alone)
         self_play = self._positions(self.buffer)
-        obs = np.concatenate([b[0] for b in batches])
-        search_values = np.concatenate([b[1] for b in batches])
-        moves = np.concatenate([b[2] for b in batches])
-        results = np.concatenate([b[3] for b in batches])
-        own = np.concatenate([b[4] for b in batches])
-        legal = torch.from_numpy(np.concatenate([b[5] for b in batches]))
-        feature_rows = np.concatenate([b[6] for b in batches])
-        soft = [b[7] for b in batches]
-        held_out = np.concatenate([b[8] for b in batches])
-        target = (1.0 - cfg.outcome_weight) * search_values + cfg.outcome_weight * results
-        target = target - np.tanh(self.score_scale * own)  # the network's share (0 without a blend)
-        x = torch.from_numpy(network_input(self.spec, self.features, obs, feature_rows))
+        data = PositionBatch.concatenate(batches)
+        obs, held_out = data.observations, data.held_out
+        legal = torch.from_numpy(data.masks)
+        target = (1.0 - cfg.outcome_weight) * data.values + cfg.outcome_weight * data.results
+        target = target - np.tanh(self.score_scale * data.own)  # the network's share (0 without a blend)
+        x = torch.from_numpy(network_input(self.spec, self.features, obs, data.feature_rows))
         y = torch.from_numpy(target.astype(np.float32))
-        a = torch.from_numpy(moves)
-        if all(t.shape[1] for t in soft):  # soft targets over every legal move (value.policy_temperature)
-            a = torch.from_numpy(np.concatenate(soft))
+        a = torch.from_numpy(data.moves)
+        if data.soft.shape[1]:  # soft targets over every legal move (value.policy.temperature)
+            a = torch.from_numpy(data.soft)
         rng = np.random.default_rng(self.config.seed + self.state.steps)
-        # the value head fits the newest value.replay positions, the policy head value.policy_replay (its
+        # the value head fits the newest value.replay positions, the policy head value.policy.replay (its
         # teacher's moves do not age); rows before value_start are the policy's alone (none by default)
         value_start = self_play - self._newest(cfg.replay)
-        policy_start = self_play - self._newest(cfg.policy_replay or cfg.replay)
+        policy_start = self_play - self._newest(cfg.policy.replay or cfg.replay)
         fitted = np.flatnonzero(~held_out[value_start:self_play]) + value_start
         policy_fitted = np.flatnonzero(~held_out[policy_start:]) + policy_start  # with the bare policy's positions
         losses = {"value": [], "policy": []}
-        policy_epochs = cfg.policy_epochs or cfg.epochs  # the heads are separate networks: each its own passes
+        policy_epochs = cfg.policy.epochs or cfg.epochs  # the heads are separate networks: each its own passes
         own_order = policy_start != value_start or len(obs) > self_play
         policy_rng = np.random.default_rng([self.config.seed, self.state.steps, 1]) if own_order else rng
         for epoch in range(max(cfg.epochs, policy_epochs)):
@@ -515,21 +569,21 @@ class SearchBootstrapTrainer(RunTrainer):
         return {head: float(np.mean(values)) if values else 0.0 for head, values in losses.items()}
 
     def _average_policy(self) -> None:
-        """With ``value.policy_average`` = d > 0, the exported policy's weights become d times theirs plus
+        """With ``value.policy.average`` = d > 0, the exported policy's weights become d times theirs plus
         (1 - d) times the policy network's just fitted (the first fit's as they are): the bare policy then
         smooths over the last iterations' fits instead of being the last one's. Training is unchanged."""
-        if self.cfg.policy_average <= 0:
+        if self.cfg.policy.average <= 0:
             return
         fitted = [t.detach().clone() for t in self._policy_parameters()]
         if self.policy_averaged is None:
             self.policy_averaged = fitted
             return
         for averaged, new in zip(self.policy_averaged, fitted, strict=True):
-            averaged.mul_(self.cfg.policy_average).add_(new, alpha=1.0 - self.cfg.policy_average)
+            averaged.mul_(self.cfg.policy.average).add_(new, alpha=1.0 - self.cfg.policy.average)
 
     def _policy(self, x: torch.Tensor) -> torch.Tensor:
         """The policy's logits: the MLP, plus each move's block of move features times the shared weights,
-        plus the move scorer's output for each move (value.policy_move_hidden)."""
+        plus the move scorer's output for each move (value.policy.move_hidden)."""
         logits = self.policy_net(x)
         if self.policy_move is None:
             return logits
