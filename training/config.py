@@ -35,6 +35,7 @@ from mancala_envs.agents import make_agent
 from mancala_envs.core.encodings import ENCODINGS
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.agents.learned.move_features import MoveFeatureError, move_feature_set
+from mancala_envs.evaluation.arena import BACKENDS  # where evaluations play their games
 from mancala_envs.core.extras import require_extra
 from mancala_envs.registry import make_game
 
@@ -143,9 +144,6 @@ class RLlibConfig:
     num_envs_per_env_runner: int = 8  # games each env runner plays side by side
     num_learners: int = 0  # learner processes (0: learn in the driver)
     train_batch_size: int = 2048  # env steps sampled per training iteration
-
-
-BACKENDS = ("local", "ray")  # where evaluations play their games (mancala_envs.evaluation.arena)
 
 
 @dataclass
