@@ -129,6 +129,7 @@ def test_alphabeta_equals_minimax(env_id, compiled):
             assert sub == pytest.approx(expected)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", IDS)
 def test_solver_equals_brute_force(env_id, compiled):
     game, opts = small_game(env_id)
@@ -152,6 +153,7 @@ def test_solver_equals_brute_force(env_id, compiled):
     assert tested >= 2, f"{env_id} {opts}: too few positions small enough for brute force"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", IDS)
 def test_position_key_finds_the_full_state_values(env_id, compiled, monkeypatch):
     game, opts = small_game(env_id)

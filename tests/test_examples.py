@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the full suite only: each example trains for a while
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

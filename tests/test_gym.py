@@ -220,6 +220,7 @@ venv.close()
     "env_id, method",
     [("mancala/kalah-v0", "forkserver"), ("mancala_envs:mancala/kalah-v0", "spawn")],
 )
+@pytest.mark.slow
 def test_subproc_vec_env_in_fresh_interpreters(env_id, method):
     """The documented ids work in SubprocVecEnv's children, which never imported the package
     themselves: the plain id through the fork server's preload, the module:id form anywhere."""

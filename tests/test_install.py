@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the full suite only: builds wheels and virtual environments
+
 pytest.importorskip("sb3_contrib")
 
 ROOT = Path(__file__).resolve().parents[1]

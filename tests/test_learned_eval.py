@@ -124,6 +124,7 @@ def test_jitted_forward_pass_equals_numpy(env_id, tmp_path):
             assert np.allclose(logits, reference, rtol=1e-5, atol=1e-5), encoding
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", IDS)
 def test_eval_agents_play_every_id(env_id, tmp_path):
     game = make_game(env_id)

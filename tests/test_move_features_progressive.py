@@ -216,6 +216,7 @@ def test_eval_agents_play_progressive_with_its_features(tmp_path):
     agents_play_legal_moves(agents, game.new_state(4), 30)
 
 
+@pytest.mark.slow
 def test_a_trained_progressive_evaluation_plays_as_its_torch_networks(tmp_path):
     # value.features=moves with the move scorer: the file's value and policy (numpy and jitted passes) are the
     # trainer's torch networks on the same inputs, the value scaled by the held-out gain.

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import mancala_envs
 from mancala_envs.agents.mcts import mcts_search
@@ -23,6 +24,8 @@ from mancala_envs.agents.solver import SolverTable, solve
 from mancala_envs.core.playout import random_playouts
 
 HERE = Path(__file__).resolve().parent
+
+pytestmark = pytest.mark.slow  # the full suite only: the loops run as plain Python in a subprocess
 
 
 def fingerprint() -> dict:

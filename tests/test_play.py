@@ -260,6 +260,7 @@ WINDOW_DRIVER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_window_plays_full_games_by_clicks_headless(tmp_path):
     games = [
         ("kalah-v0", ["pits=3", "seeds=2"], "0"),

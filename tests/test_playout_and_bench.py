@@ -119,6 +119,7 @@ def test_matches_a_python_replay_through_the_state_api(env_id):
     assert list(t.wins) == wins and t.draws == draws
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", ["kalah-v0", "rondell-v0"])
 def test_specialised_loop_plays_the_same_games(env_id):
     game = mancala_envs.make_game(env_id)
@@ -272,6 +273,7 @@ def faulty():
     return make
 
 
+@pytest.mark.slow
 def test_faulty_wrapper_without_fault_passes(faulty):
     real = mancala_envs.make_game("kalah-v0")
     wrapped = random_playouts(faulty(NO_FAULT), 200, seed=9, check_invariants=True)
@@ -352,6 +354,7 @@ def _no_moves(state, params):
     return 0
 
 
+@pytest.mark.slow
 def test_a_hook_that_disagrees_with_legal_mask_is_caught():
     real = mancala_envs.make_game("kalah-v0")
     wrong = SimpleNamespace(env_id="wrong-bits", kernel=real.kernel, params=real.params, state_size=real.state_size,
@@ -368,6 +371,7 @@ def _run(args: list[str], timeout: float = 600) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_benchmark_smoke_run(tmp_path):
     out = tmp_path / "nested" / "bench.json"
     proc = _run(["benchmarks/run.py", "--smoke", "--out", str(out)])
@@ -439,6 +443,7 @@ def test_benchmark_smoke_run(tmp_path):
     assert "targets" in proc.stdout and "kernel random playouts" in proc.stdout
 
 
+@pytest.mark.slow
 def test_soak_smoke():
     proc = _run(["benchmarks/soak.py", "--games", "100", "--sample", "20"])
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -28,6 +28,8 @@ from mancala_envs.core.errors import IllegalActionError, InvalidOptionError  # n
 from mancala_envs.registry import make_game  # noqa: E402
 from mancala_envs.wrappers.rllib import AGENTS, MancalaMultiAgentEnv  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the full suite only: Ray starts a cluster per test module
+
 ROOT = Path(__file__).resolve().parents[1]
 AGENT_SPECS = ["random", "greedy", "alphabeta:depth=2", "mcts:sims=40"]
 

@@ -491,13 +491,17 @@ def ids_of(game_class: type) -> list[str]:
 FAMILY_PARAMS = [pytest.param(cls, id=cls.__name__) for cls in FAMILIES]
 
 
+FAST_CHUNKS = 2  # the fast lane runs each family's first chunks; the full suite runs them all
+
+
 def chunk_params(part: str) -> list:
     """(class, chunk) for every family with that part, one test per chunk."""
     params = []
     for cls, family in FAMILIES.items():
         spec = getattr(family, part)
         if spec is not None:
-            params += [pytest.param(cls, k, id=f"{cls.__name__}-{k}") for k in range(spec.chunks)]
+            params += [pytest.param(cls, k, id=f"{cls.__name__}-{k}", marks=() if k < FAST_CHUNKS else pytest.mark.slow)
+                       for k in range(spec.chunks)]
     return params
 
 

@@ -93,6 +93,7 @@ def test_a_run_killed_before_its_first_checkpoint_starts_over(tmp_path):
     assert state == RunState()
 
 
+@pytest.mark.slow
 def test_resume_on_a_truncated_latest_zip_resumes_from_the_previous_checkpoint(tmp_path):
     """Also: training prints the TensorBoard command, progress lines, and logs rollout statistics."""
     pytest.importorskip("sb3_contrib")

@@ -136,7 +136,12 @@ def test_evals_csv_leaves_missing_columns_empty():
 
 
 # -- runs -------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
+# the fast lane runs the main job's config and the PPO one; the other families' configs run in the full suite
+FAST_CONFIGS = ("kalah-v0-quick", "kalah-v0")
+
+
+@pytest.mark.parametrize("config", [pytest.param(c, id=c.stem, marks=() if c.stem in FAST_CONFIGS else pytest.mark.slow)
+                                    for c in CONFIGS])
 def test_tiny_run_of_every_config(config, tmp_path):
     algo = load_config(config).algo
     out = mancala("train", str(config), *TINY[algo], f"runs_dir={tmp_path}")
@@ -164,6 +169,7 @@ def test_tiny_run_of_every_config(config, tmp_path):
     assert not list(run.rglob("*.tmp*")), "no temporary file may be left behind"
 
 
+@pytest.mark.slow
 def test_resume_after_sigkill(tmp_path):
     config = PPO_CONFIG
     args = ["total_timesteps=4096", "num_envs=4", "ppo.n_steps=64", "ppo.batch_size=64", "ppo.n_epochs=1",
@@ -208,6 +214,7 @@ def test_resume_errors(tmp_path):
     assert out.returncode == 2 and "give a config file" in out.stderr
 
 
+@pytest.mark.slow
 def test_eval_on_a_saved_model(tmp_path):
     out = mancala("train", str(PPO_CONFIG), *TINY["ppo"], "eval.ladder=[random]", "pool.baselines={random: 0.5, greedy: 1.0}",
                   f"runs_dir={tmp_path}")
@@ -236,6 +243,7 @@ def test_eval_on_a_saved_model(tmp_path):
     assert wrong.returncode == 2 and "trained on observations of size 15" in wrong.stderr
 
 
+@pytest.mark.slow
 def test_tiny_run_with_encoded_inputs_writes_a_loadable_evaluation(tmp_path):
     """obs_encoding, activation, margin reward, opening plies: the run trains, exports its nets as
     evaluation.npz (equal to the saved model's) and plays as policy:RUN_DIR."""

@@ -80,6 +80,7 @@ def test_the_main_job_trains_a_value_function():
         load_config(QUICK, ["value.epsilon=2"])
 
 
+@pytest.mark.slow
 def test_tiny_run_resumes_after_sigkill_and_serves_as_eval(tmp_path):
     args = ["train", str(QUICK), "value.iterations=12", "value.games=6", "value.depth=3", "value.workers=1",
             "value.eval_every=100", "value.eval_depth=2", "value.hidden=[8]", "eval.final_openings=1",

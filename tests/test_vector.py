@@ -84,6 +84,7 @@ def test_same_seed_same_games_and_different_seed_differs():
     assert not np.array_equal(run(5), run(6))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", ["kalah-v0", "progressive-v0"])
 def test_serial_and_parallel_steps_give_the_same_games(env_id):
     from mancala_envs.vector import ThreadChooser
@@ -143,6 +144,7 @@ def test_serial_and_parallel_steps_fill_the_same_arrays(num_envs):
             assert np.array_equal(a, b), f"step {step}: array {k} differs between the serial and parallel steps"
 
 
+@pytest.mark.slow
 def test_progressive_parallel_step_runs_its_loop_in_parallel():
     # Progressive's guard raises inside its kernel; inside the prange loop that raise gave the
     # loop a second exit and numba ran it serially, saying so in a NumbaPerformanceWarning at
@@ -188,6 +190,7 @@ def test_progressive_guard_error_reaches_the_caller_from_both_steps():
     assert "more than the proven bound of 3" in messages[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", ["kalah-bidirectional-v0", "widdershins-v0"])
 def test_specialised_step_gives_the_same_games(env_id):
     batches = [BatchEnv(env_id, 6, seed=2, specialise=specialise) for specialise in (False, True)]
@@ -268,6 +271,7 @@ def test_actions_drawn_ahead_by_the_step_equal_a_fresh_draw():
         assert all(ahead.masks[i, a] == 1 for i, a in enumerate(actions))
 
 
+@pytest.mark.slow
 def test_batch_threads_benchmark_runs_and_writes_its_file(tmp_path):
     import json
     import subprocess
