@@ -39,8 +39,9 @@ API_MODULES = {
     "evaluation": ["mancala_envs.evaluation.arena", "mancala_envs.evaluation.openings",
                    "mancala_envs.evaluation.paired_results", "mancala_envs.evaluation.tournament",
                    "mancala_envs.evaluation.analysis"],
-    "training": ["mancala_envs.training.config", "mancala_envs.training.train", "mancala_envs.training.run_folder",
-                 "mancala_envs.training.evaluation"],
+    "training": ["mancala_envs.training.config", "mancala_envs.training.algorithms", "mancala_envs.training.train",
+                 "mancala_envs.training.search_bootstrap", "mancala_envs.training.ppo",
+                 "mancala_envs.training.run_folder", "mancala_envs.training.evaluation"],
 }
 
 

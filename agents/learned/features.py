@@ -5,9 +5,8 @@
 ``mancala_envs.core.encodings.ENCODINGS`` (``onehot``, ``thermometer``, ``scaled``) is
 ``EncodedObservation``, the same encoding function the search's learned evaluation reads, so
 a run's networks can be exported as an ``evaluation.npz`` that search agents load
-(``mancala_envs.agents.learned.learned_eval``). Measured on Kalah(6,4) (the issue's quick run),
-one-hot counts raised the bare network from 93 / 31 / 23 / 13% to 100 / 45 / 46 / 25%
-against random / greedy / alpha-beta depth 2 / depth 4.
+(``mancala_envs.agents.learned.learned_eval``). On Kalah(6,4), one-hot counts made a stronger
+bare network than raw counts against every opponent of the ladder (``docs/strength.md``).
 
 The kernels' observations are raw counts (seeds in a pit, cards on a pile), from 0 to a
 few dozen or more. ``Log1pFlatten`` feeds the network ``log(1 + x)`` instead: counts keep
@@ -15,10 +14,8 @@ their order, small counts (which decide where a sowing ends) stay apart, and lar
 longer dominate the first layer's pre-activations. It has no parameters, so a saved model
 carries it by class name and ``PolicyOpponent``'s numpy actor reproduces it exactly.
 
-Measured on Kalah(6,4) with ``configs/kalah-v0.yaml``, it did worse than raw counts: at
-2M steps 32% against greedy, 11% against alpha-beta depth 2 and 0% against depth 4 (40
-games each), where raw counts stood at 63%, 42% and 67%. No config uses it; it is there to
-try on other games.
+On Kalah(6,4) with ``configs/kalah-v0.yaml`` it trained a weaker policy than raw counts
+(``docs/strength.md``), so no config uses it; it is there to try on other games.
 
 ``OBSERVATION_TRANSFORMS`` maps the config's ``ppo.observation_transform`` to the
 extractor class (``None``: SB3's plain ``FlattenExtractor``).
