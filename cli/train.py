@@ -12,6 +12,9 @@ evaluation from self-play search and evaluates it inside alpha-beta and as a bar
 an opening suite; ``ppo`` and ``rllib_ppo`` train a policy network by self-play. An override
 of a key the algorithm does not read is refused. Training needs the ``train`` extra; without
 it the command says how to install it.
+
+Ctrl-C abandons the step under way (a checkpoint being written is finished first), keeps the
+last checkpoint, prints the command that continues the run and exits with status 130.
 """
 
 from __future__ import annotations
@@ -24,10 +27,12 @@ from pathlib import Path
 from mancala_envs.core.extras import require_extra
 from mancala_envs.training.config import ConfigError, load_config, packaged_configs
 from mancala_envs.training.report import results_table
-from mancala_envs.training.run_folder import RunState, resume_run, start_run
+from mancala_envs.training.checkpoint import RunState, checkpoint_file, read_checkpoint
+from mancala_envs.training.run_folder import resume_run, start_run
 from mancala_envs.training.train import make_trainer  # imports the chosen trainer (torch, SB3, Ray) only when called
 
 # What the training loop imports (torch, SB3, TensorBoard's writer, rich): checked up front.
+INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it)
 TRAIN_MODULES = ("yaml", "torch", "stable_baselines3", "sb3_contrib", "tensorboard", "rich")
 
 
@@ -41,6 +46,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--dry-run", action="store_true", help="print the resolved config (YAML) and exit")
     parser.set_defaults(func=run)
     return parser
+
+
+def interrupted(run_dir: Path, algo: str) -> str:
+    """What Ctrl-C left: the last checkpoint and the command that continues the run."""
+    state, _ = read_checkpoint(checkpoint_file(run_dir))
+    unit = "iteration" if algo == "search-bootstrap" else "step"
+    kept = f"its checkpoint after {unit} {state.steps}" if state else "no checkpoint yet (it resumes from the start)"
+    return (f"interrupted: the run keeps {kept}; continue it with:\n"
+            f"  mancala train --resume {shlex.quote(str(run_dir))}")
 
 
 def require_train_extra(purpose: str) -> None:
@@ -71,7 +85,11 @@ def run(args: argparse.Namespace) -> int:
         run_dir = start_run(config, command)
         state = RunState()
     print(f"run folder: {run_dir}", flush=True)
-    report = make_trainer(config, run_dir, state, echo=lambda text: print(text, flush=True)).run()
+    try:
+        report = make_trainer(config, run_dir, state, echo=lambda text: print(text, flush=True)).run()
+    except KeyboardInterrupt:
+        print(f"\n{interrupted(run_dir, config.algo)}", file=sys.stderr, flush=True)
+        return INTERRUPTED
     print()
     if "learner" in report:
         print(f"learner: {report['learner']}")

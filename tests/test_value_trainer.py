@@ -69,6 +69,11 @@ def policy_passes(trainer, evaluation, count: int, seed: int):
     return positions, reference, evaluation.policy_logits(obs, rows=rows), np.array(jitted)
 
 
+def layers(evaluation):
+    """The weights and biases of an evaluation's value and policy networks, in order."""
+    return [a for w, b in evaluation.value_layers + evaluation.policy_layers for a in (w, b)]
+
+
 def test_the_main_job_trains_a_value_function():
     config = load_config(QUICK)
     assert config.algo == "search-bootstrap"
@@ -146,7 +151,7 @@ def test_the_blend_damps_a_network_that_predicts_nothing(tmp_path):
     # the gain fitted on held-out positions scales the network's output down to what it predicts.
     import torch
 
-    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.checkpoint import RunState
     from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
 
     config = load_config(QUICK, ["value.score_blend=true", "value.hidden=[8]", f"runs_dir={tmp_path}"])
@@ -165,7 +170,7 @@ def test_move_features_train_and_the_shared_move_weights_are_saved(env_id, tmp_p
     # value.features=moves: the networks read the move features (mancala_envs.agents.learned.move_features), and the
     # policy has one weight per column of a move's block, shared by every move; the file holds both.
     from mancala_envs.agents.specs import make_agent
-    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.checkpoint import RunState
     from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
 
     config = load_config(ROOT / "configs" / f"{env_id}-value.yaml",
@@ -320,7 +325,7 @@ def test_a_deeper_plain_teacher_labels_the_same_games_with_its_own_moves(tmp_pat
     assert deeper.moves[0] == expected
     # a tiny Widdershins run completes with it and leaves a playable policy
     from mancala_envs.agents.specs import make_agent
-    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.checkpoint import RunState
     from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
 
     config = load_config(ROOT / "configs" / "widdershins-v0-value.yaml",
@@ -341,7 +346,7 @@ def test_a_deeper_plain_teacher_labels_the_same_games_with_its_own_moves(tmp_pat
 def test_the_policy_heads_own_epochs_and_layers_leave_the_value_head_alone(tmp_path):
     # value.policy.epochs / value.policy.hidden change only the policy network: the same seed gives the
     # same games and the same value head, so a policy-only change is measured on the config's own search.
-    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.checkpoint import RunState
     from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
 
     def trained(name: str, *overrides: str):
@@ -370,10 +375,8 @@ def test_the_policy_heads_own_epochs_and_layers_leave_the_value_head_alone(tmp_p
 def test_the_policys_longer_replay_moving_average_and_weight_decay_change_the_policy_only(tmp_path):
     # value.policy.replay / value.policy.average / value.policy.weight_decay change only the exported policy: the same seed gives the same
     # games and value head (so each is measured on the config's own search), and 0 keeps the trainer as it was.
-    import torch
-
-    from mancala_envs.training.run_folder import RunState, checkpoint_file
-    from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
+    from mancala_envs.training.checkpoint import RunState, checkpoint_file
+    from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer, read_networks
 
     def trained(name: str, *overrides: str):
         config = load_config(QUICK, ["value.iterations=3", "value.games=2", "value.depth=1", "value.workers=1",
@@ -383,9 +386,6 @@ def test_the_policys_longer_replay_moving_average_and_weight_decay_change_the_po
         trainer = SearchBootstrapTrainer(config, tmp_path / name, RunState(), echo=lambda text: None)
         trainer.run()
         return trainer, load_evaluation(tmp_path / name)
-
-    def layers(evaluation):
-        return [a for w, b in evaluation.value_layers + evaluation.policy_layers for a in (w, b)]
 
     base_trainer, base = trained("base")
     _, same = trained("same", "value.policy.replay=40")  # the value head's memory: the trainer as before
@@ -399,7 +399,7 @@ def test_the_policys_longer_replay_moving_average_and_weight_decay_change_the_po
     # the moving average: after two fits, d * the first fit's weights + (1 - d) * the second's
     _, first = trained("first", "value.iterations=1", "value.policy.average=0.25")
     _, averaged = trained("averaged", "value.iterations=2", "value.policy.average=0.25")
-    second = torch.load(checkpoint_file(tmp_path / "averaged"), weights_only=True)["policy"]
+    second = read_networks(checkpoint_file(tmp_path / "averaged"))["policy"]
     for i, (w, b) in enumerate(averaged.policy_layers):
         (w1, b1), key = first.policy_layers[i], f"{2 * i}."
         assert np.allclose(w, 0.25 * w1 + 0.75 * second[key + "weight"].numpy().T, atol=1e-6)
@@ -423,7 +423,7 @@ def test_the_move_scorer_trains_and_policy_run_plays_what_torch_computes(tmp_pat
     # value.policy.move_hidden: each move's logit adds an MLP of that move's block of move features and the
     # summary, shared by every move. It changes the policy only (same games, same value head), the file holds it,
     # policy:RUN's jitted pass equals the trainer's torch pass, --resume restores it, and it is off by default.
-    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.checkpoint import RunState
     from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
 
     def trained(name: str, *overrides: str):
@@ -464,7 +464,7 @@ def test_the_bare_policys_own_games_train_the_policy_only_and_resume(tmp_path):
     # position where it moves labelled by plain alpha-beta, fitted by the policy alone: the same games and value
     # head, a different policy, whose jitted pass (policy:RUN) still equals numpy's and torch's; --resume runs on.
     from mancala_envs.agents.search import TranspositionTable, search
-    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.checkpoint import RunState, load_checkpoint
     from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer, SelfPlaySettings, play_dagger
 
     def trainer_for(name: str, *overrides: str, iterations: int = 3):
@@ -515,12 +515,15 @@ def test_the_bare_policys_own_games_train_the_policy_only_and_resume(tmp_path):
     hot = play_dagger(dagger.game, dagger, [5], replace(settings, temperature=1.0))
     assert hot.soft.shape == (hot.size, dagger.game.num_actions) and np.allclose(hot.soft.sum(1), 1.0, atol=1e-5)
     assert np.allclose(hot.soft[np.arange(hot.size), hot.moves], hot.soft.max(1))  # a best move (ties share)
-    # --resume: a third iteration after two, its bare-policy games from the resumed evaluation
+    # --resume: a third iteration after two, its bare-policy games from the resumed evaluation, the buffers from
+    # the checkpoint: the networks of the run never stopped
     trained("resumed", "value.policy.dagger_games=3", iterations=2)
     resumed = trainer_for("resumed", "value.policy.dagger_games=3")
-    resumed.state.steps = 2
+    resumed.state = load_checkpoint(tmp_path / "resumed")
     resumed.run()
-    assert len(resumed.dagger_buffer) == 1 and load_evaluation(tmp_path / "resumed").has_policy
+    assert resumed.state.steps == 3 and len(resumed.dagger_buffer) == 2
+    again = load_evaluation(tmp_path / "resumed")
+    assert all(np.array_equal(a, b) for a, b in zip(layers(again), layers(dagger), strict=True))
     for bad, message in (("value.policy.dagger_games=-1", "value.policy.dagger_games must be at least 0, got -1"),
                          ("value.policy.teacher=search", "value.policy.dagger_games > 0 needs value.policy.teacher: plain")):
         with pytest.raises(ConfigError, match=message):

@@ -9,5 +9,6 @@ inside) and ``rllib_trainer`` (RLlib's PPO) train a policy network by self-play.
 ``config`` (the typed YAML config), ``algorithms`` (the algorithm registry: what each
 trainer reads), ``train`` (``make_trainer``), ``trainer_base`` (what every trainer shares), ``evaluation`` (games against agent specs, the
 ladder, Elo ratings, ``evaluate_saved_model``), ``report`` (report files, plots, the results
-table) and ``run_folder`` (the files of a run, starting and resuming one).
+table), ``run_folder`` (the files of a run, starting and resuming one) and ``checkpoint``
+(one checkpoint protocol for every trainer: committed whole, the previous one kept).
 """

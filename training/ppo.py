@@ -45,7 +45,7 @@ from .evaluation import (
 )
 from .report import build_report, write_report
 from .trainer_base import SUITE_FINAL, SUITE_LADDER, SUITE_PERIODIC, RunTrainer
-from .run_folder import checkpoint_file, save_checkpoint, snapshot_file
+from .checkpoint import checkpoint_file, commit_checkpoint, snapshot_file
 from .selfplay import OpponentPool, SelfPlayVecEnv
 
 
@@ -67,7 +67,7 @@ class PPOTrainer(RunTrainer):
     # opponents -------------------------------------------------------------------------------------
     def _snapshot_policy(self, model, name: str) -> PolicyOpponent:
         path = snapshot_file(self.run_dir, name)
-        if not path.exists():
+        if name not in self.state.snapshots:  # a new one (a resumed run loads those of its checkpoint)
             with atomic_output(path) as tmp:
                 torch.save(model.policy.state_dict(), tmp)
         policy = type(model.policy)(**model.policy._get_constructor_parameters())
@@ -89,9 +89,7 @@ class PPOTrainer(RunTrainer):
         env.pool.add(self._snapshot_policy(model, name), self.config.pool.snapshot_weight, name=name)
         self.state.snapshots.append(name)
         while len(self.state.snapshots) > self.config.pool.keep_last:
-            old = self.state.snapshots.pop(0)
-            env.pool.remove(old)
-            snapshot_file(self.run_dir, old).unlink(missing_ok=True)
+            env.pool.remove(self.state.snapshots.pop(0))  # its file goes when no kept checkpoint names it
 
     def _model(self, env: SelfPlayVecEnv) -> MaskablePPO:
         """The model of the last checkpoint, or a new one from the config."""
@@ -144,7 +142,7 @@ class PPOTrainer(RunTrainer):
             if steps // cfg.eval.every > previous // cfg.eval.every or steps >= cfg.total_timesteps:
                 self._evaluate(model, steps)
             if steps // cfg.checkpoint_every > previous // cfg.checkpoint_every or steps >= cfg.total_timesteps:
-                save_checkpoint(self.run_dir, self.state, lambda path: self._save_model(model, path))
+                commit_checkpoint(self.run_dir, self.state, lambda path: model.save(str(path)))
                 self._export_evaluation(model)
         callback.close()
 

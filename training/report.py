@@ -21,7 +21,7 @@ from mancala_envs.core.files import atomic_output, write_text_atomic
 
 from .config import TrainConfig
 from .evaluation import LEARNER
-from .run_folder import RunState
+from .checkpoint import RunState
 
 
 def build_report(cfg: TrainConfig, state: RunState, rows: list[dict[str, Any]], ratings: Ratings,

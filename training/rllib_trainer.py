@@ -23,9 +23,9 @@ new API stack:
   ``pool.snapshot_weight``), and self-play (weight 1) for the rest. A snapshot is the
   learner's network as ``snapshots/<name>.npz`` (``evaluation.npz`` format), played greedily
   from random openings; the env runners get it through ``add_opponent``.
-* **Files.** ``checkpoints/latest.zip`` is RLlib's checkpoint folder (``save_to_path``) as a
-  zip, with the step in a ``data`` member, so ``run_folder``'s atomic writes, previous
-  checkpoint and ``--resume`` work unchanged; ``tb/`` holds TensorBoard scalars (RLlib's
+* **Files.** ``checkpoints/latest.zip`` holds RLlib's checkpoint folder (``save_to_path``) and
+  the run state, committed as every trainer's (``mancala_envs.training.checkpoint``: the
+  previous checkpoint kept, ``--resume`` falling back to it); ``tb/`` holds TensorBoard scalars (RLlib's
   episode returns and losses, ``eval/*``); ``evals.csv``, ``report.md`` and
   ``report.json`` as for SB3 runs. The learning curve is the learner's mean return per
   episode: +1/-1 against pool opponents, 0 for a self-play episode (both seats its own).
@@ -40,7 +40,6 @@ This module imports Ray, RLlib and torch at its top (the ``ray`` extra).
 from __future__ import annotations
 
 import functools
-import json
 import numbers
 import tempfile
 import time
@@ -59,7 +58,6 @@ from mancala_envs.agents.learned.frozen_policy import save_mlp_evaluation
 from mancala_envs.agents.learned.learned_eval import EVAL_FILE, LearnedPolicyAgent
 from mancala_envs.evaluation.progress import Progress
 from mancala_envs.evaluation.ray_backend import connect
-from mancala_envs.core.files import atomic_output
 from mancala_envs.wrappers.rllib import MancalaMultiAgentEnv
 
 from .config import ConfigError, TrainConfig
@@ -67,7 +65,7 @@ from .evaluation import (LEARNER, evaluate, ladder_from_json, ladder_results, la
                          record_evaluation)
 from .report import build_report, write_report
 from .trainer_base import SUITE_FINAL, SUITE_LADDER, SUITE_PERIODIC, RunTrainer
-from .run_folder import RunState, checkpoint_file, save_checkpoint, snapshot_file
+from .checkpoint import RunState, checkpoint_file, commit_checkpoint, snapshot_file
 
 MODULE = "learner"  # the one module both seats map to
 SAMPLE_TIMEOUT = 900.0  # seconds an env runner may take for one iteration's sample
@@ -136,12 +134,12 @@ class RLlibTrainer(RunTrainer):
             self.echo(f"resumed from {checkpoint} at step {self.state.steps}")
         return algo
 
-    def _save_checkpoint(self, algo, path: Path) -> None:
-        """RLlib's checkpoint folder as one zip at ``path`` (atomic), with the step in ``data``."""
+    @staticmethod
+    def _write_checkpoint(algo, path: Path) -> None:
+        """RLlib's checkpoint folder as the members ``algorithm/...`` of a zip at ``path``."""
         with tempfile.TemporaryDirectory() as folder:
             algo.save_to_path(str(Path(folder) / "algorithm"))
-            with atomic_output(path, suffix=".zip") as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
-                zf.writestr("data", json.dumps({"num_timesteps": self.state.steps}))
+            with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
                 for file in sorted((Path(folder) / "algorithm").rglob("*")):
                     if file.is_file():
                         zf.write(file, file.relative_to(folder))
@@ -170,9 +168,8 @@ class RLlibTrainer(RunTrainer):
         self._add_to_pool(algo, name)
         self.state.snapshots.append(name)
         while len(self.state.snapshots) > self.config.pool.keep_last:
-            old = self.state.snapshots.pop(0)
+            old = self.state.snapshots.pop(0)  # its file goes when no kept checkpoint names it
             self._on_envs(algo, lambda env: env.remove_opponent(old))
-            snapshot_file(self.run_dir, old).with_suffix(".npz").unlink(missing_ok=True)
 
     @staticmethod
     def _on_envs(algo, change: Callable[[MancalaMultiAgentEnv], None]) -> None:
@@ -229,7 +226,7 @@ class RLlibTrainer(RunTrainer):
                 if evaluate_now:
                     self._evaluate(writer, steps)
                 if checkpoint_now:
-                    save_checkpoint(self.run_dir, self.state, lambda path: self._save_checkpoint(algo, path))
+                    commit_checkpoint(self.run_dir, self.state, lambda path: self._write_checkpoint(algo, path))
         finally:
             progress.close()
             writer.close()

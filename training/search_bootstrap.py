@@ -54,16 +54,16 @@ networks on the positions collected so far:
      random moves, every position where it moves labelled by the teacher and fitted by the
      policy only, so it also learns the teacher's move in positions its own mistakes lead to
      (DAgger, Ross et al., 2011; ``play_dagger``), kept in a buffer of their own (``replay``,
-     else ``value.replay``, positions; ``--resume`` refills it like the replay buffer).
+     else ``value.replay``, positions; checkpoints keep it like the replay buffer).
 
    None of these changes the value network or the games. The result goes to
    ``evaluation.npz`` in the run folder (``mancala_envs.agents.learned.learned_eval``) after
    every iteration, so ``eval=RUN_DIR`` and ``policy:RUN_DIR`` can play it while the run goes on.
 
-Checkpoints (``checkpoints/latest.zip``, a ``torch.save`` archive: both networks and the
-optimiser; ``checkpoints/state.json``: iterations done, evaluations) are written after every
-iteration, so ``mancala train --resume RUN_DIR`` loses at most one iteration (and the replay
-buffer, which refills in the next iteration). Every ``value.eval_every`` iterations the
+A checkpoint (``checkpoints/latest.zip``, ``mancala_envs.training.checkpoint``: both networks,
+the optimiser, the replay buffers and the run state in one archive) is committed after every
+iteration, so ``mancala train --resume RUN_DIR`` loses at most one iteration, and a resumed run
+with ``value.workers=1`` ends with the same networks as one never stopped. Every ``value.eval_every`` iterations the
 search agent ``alphabeta:depth=value.eval_depth,eval=RUN_DIR`` plays the ladder over the
 periodic opening suite (``evals.csv``, TensorBoard ``eval/*``); at the end both the search
 agent and the bare policy network play it over the final suite (``report.md``).
@@ -71,9 +71,12 @@ agent and the bare policy network play it over the final suite (``report.md``).
 
 from __future__ import annotations
 
+import io
 import multiprocessing
+import signal
 import sys
 import time
+import zipfile
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -90,14 +93,14 @@ from mancala_envs.agents.learned.learned_eval import (LearnedEval, LearnedPolicy
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
 from mancala_envs.core.encodings import encoding_spec
 from mancala_envs.agents.learned.move_features import MoveFeatures, move_feature_set, move_features
-from mancala_envs.core.files import atomic_output, write_text_atomic
+from mancala_envs.core.files import write_text_atomic
 from mancala_envs.core.game import Game
 
 from .config import TrainConfig, ValueConfig
 from .evaluation import LEARNER, evaluate, ladder_results, ladder_to_json, learner_ratings, record_evaluation
 from .report import build_report, results_table, write_report
 from .trainer_base import SUITE_FINAL, SUITE_LADDER, SUITE_PERIODIC, RunTrainer
-from .run_folder import RunState, checkpoint_file, write_state
+from .checkpoint import RunState, checkpoint_file, commit_checkpoint
 
 BARE = "bare network"
 
@@ -345,6 +348,34 @@ def _pairs(tensors: list[torch.Tensor]) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(w.numpy().T.copy(), b.numpy().copy()) for w, b in zip(tensors[::2], tensors[1::2], strict=True)]
 
 
+NETWORKS_MEMBER = "networks.pt"  # the checkpoint's torch.save payload: networks, optimiser, gain, averages
+
+
+def read_networks(path: Path) -> dict[str, Any]:
+    """The networks, optimiser state, gain and policy averages of a checkpoint of this trainer."""
+    with zipfile.ZipFile(path) as archive:
+        return torch.load(io.BytesIO(archive.read(NETWORKS_MEMBER)), weights_only=True)
+
+
+def _buffer_bytes(buffer: list[PositionBatch]) -> bytes:
+    """A replay buffer as one ``.npz``: each field of its batches concatenated, and the batch sizes."""
+    arrays: dict[str, np.ndarray] = {"sizes": np.array([b.size for b in buffer], np.int64)}
+    for f in fields(PositionBatch) if buffer else ():
+        arrays[f.name] = np.concatenate([getattr(b, f.name) for b in buffer])
+    data = io.BytesIO()
+    np.savez(data, **arrays)
+    return data.getvalue()
+
+
+def _buffer_of(data: bytes) -> list[PositionBatch]:
+    """The replay buffer ``_buffer_bytes`` wrote, in its batches."""
+    with np.load(io.BytesIO(data)) as arrays:
+        sizes = arrays["sizes"]
+        ends = np.cumsum(sizes)
+        columns = {f.name: np.split(arrays[f.name], ends[:-1]) for f in fields(PositionBatch) if sizes.size}
+    return [PositionBatch(**{name: parts[i] for name, parts in columns.items()}) for i in range(sizes.size)]
+
+
 class SearchBootstrapTrainer(RunTrainer):
     """One value-training run in its folder (see the module docstring)."""
 
@@ -387,20 +418,28 @@ class SearchBootstrapTrainer(RunTrainer):
 
     # files -----------------------------------------------------------------------------------------
     def _save_checkpoint(self) -> None:
+        """Commit the networks, the optimiser, the replay buffers and the run state (one archive)."""
         payload = {"value": self.value_net.state_dict(), "policy": self.policy_net.state_dict(),
                    "policy_move": None if self.policy_move is None else self.policy_move.detach().clone(),
                    "move_scorer": None if self.move_scorer is None else self.move_scorer.state_dict(),
                    "optimizer": self.optimizer.state_dict(), "iterations": self.state.steps,
                    "value_gain": self.value_gain, "policy_averaged": self.policy_averaged}
-        with atomic_output(checkpoint_file(self.run_dir), suffix=".zip") as tmp:
-            torch.save(payload, tmp)
-        write_state(self.run_dir, self.state)
+        networks = io.BytesIO()
+        torch.save(payload, networks)
+
+        def write(path: Path) -> None:
+            with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+                archive.writestr(NETWORKS_MEMBER, networks.getvalue())
+                for name, buffer in (("buffer", self.buffer), ("dagger_buffer", self.dagger_buffer)):
+                    archive.writestr(f"{name}.npz", _buffer_bytes(buffer))
+
+        commit_checkpoint(self.run_dir, self.state, write)
 
     def _load_checkpoint(self) -> None:
         path = checkpoint_file(self.run_dir)
         if not path.exists():
             return
-        payload = torch.load(path, weights_only=True)
+        payload = read_networks(path)
         self.value_net.load_state_dict(payload["value"])
         self.policy_net.load_state_dict(payload["policy"])
         if self.policy_move is not None and payload.get("policy_move") is not None:
@@ -411,6 +450,9 @@ class SearchBootstrapTrainer(RunTrainer):
         self.optimizer.load_state_dict(payload["optimizer"])
         self.value_gain = float(payload.get("value_gain", 1.0))
         self.policy_averaged = payload.get("policy_averaged")
+        with zipfile.ZipFile(path) as archive:
+            self.buffer = _buffer_of(archive.read("buffer.npz"))
+            self.dagger_buffer = _buffer_of(archive.read("dagger_buffer.npz"))
         self.learned = True
         self.echo(f"resumed from {path} after iteration {self.state.steps}")
 
@@ -445,10 +487,12 @@ class SearchBootstrapTrainer(RunTrainer):
         progress = Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                             disable=not sys.stderr.isatty(), transient=True)
         task = progress.add_task("iterations", total=cfg.iterations, completed=self.state.steps)
-        progress.start()
         started, spent_before = time.perf_counter(), self.state.seconds
         settings = SelfPlaySettings.of(cfg, self.features)
-        with context.Pool(workers) as pool:
+        # Ctrl-C reaches the whole process group: the workers leave it to this process, which abandons the
+        # iteration under way and keeps the last checkpoint (the command line says how to resume)
+        with context.Pool(workers, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)) as pool, \
+                progress:
             while self.state.steps < cfg.iterations:
                 it = self.state.steps
                 seeds = [self.config.seed * 1_000_003 + it * 10_007 + g for g in range(cfg.games)]
@@ -476,7 +520,6 @@ class SearchBootstrapTrainer(RunTrainer):
                 self.echo(f"iteration {it + 1}/{cfg.iterations}: {positions} positions, value loss "
                           f"{losses['value']:.4f} (gain {self.value_gain:.2f}), policy loss {losses['policy']:.3f} "
                           f"({self.state.seconds:.0f} s)")
-        progress.stop()
         writer.close()
         return self._final(evaluation or self._save_evaluation())
 

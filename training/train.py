@@ -12,7 +12,7 @@ from typing import Callable
 
 from .algorithms import ALGORITHMS
 from .config import TrainConfig
-from .run_folder import RunState
+from .checkpoint import RunState
 
 
 def make_trainer(config: TrainConfig, run_dir: Path, state: RunState, echo: Callable[[str], None] = print):

@@ -17,7 +17,7 @@ from mancala_envs.evaluation.openings import OpeningSuite, opening_suite
 from mancala_envs.registry import make_game
 
 from .config import TrainConfig
-from .run_folder import RunState
+from .checkpoint import RunState
 
 SUITE_LADDER, SUITE_PERIODIC, SUITE_FINAL = 11, 22, 99
 
