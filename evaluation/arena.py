@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 from typing import Any, Callable
 
 import numpy as np
@@ -133,7 +134,9 @@ def _play_all(job: dict, games: int, workers: int, progress: Callable[[int], Non
                 if progress:
                     progress(g + 1)
         else:
-            with mp.get_context("fork").Pool(workers) as pool:
+            # Ctrl-C reaches the whole process group: the workers leave it to the caller (no traceback each)
+            ignore_ctrl_c = (signal.SIGINT, signal.SIG_IGN)
+            with mp.get_context("fork").Pool(workers, initializer=signal.signal, initargs=ignore_ctrl_c) as pool:
                 for done, out in enumerate(pool.imap_unordered(_play_indexed, range(games), chunksize=1), start=1):
                     outcomes[out[0]] = out
                     if progress:

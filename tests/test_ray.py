@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,8 @@ from mancala_envs.evaluation.ray_backend import chunks  # noqa: E402
 from mancala_envs.evaluation.tournament import json_default, round_robin  # noqa: E402
 from mancala_envs.core.errors import IllegalActionError, InvalidOptionError  # noqa: E402
 from mancala_envs.registry import make_game  # noqa: E402
+from mancala_envs.training.checkpoint import (COMMIT_STEPS, FAULT_ENV, KILLED_EXIT, load_checkpoint,  # noqa: E402
+                                              read_checkpoint)
 from mancala_envs.wrappers.rllib import AGENTS, MancalaMultiAgentEnv  # noqa: E402
 
 pytestmark = pytest.mark.slow  # the full suite only: Ray starts a cluster per test module
@@ -43,9 +46,10 @@ def ray_address():
     ray.shutdown()
 
 
-def mancala(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+def mancala(*args: str, timeout: float = 600, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "mancala_envs.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, stdin=subprocess.DEVNULL)
+                          timeout=timeout, cwd=ROOT, stdin=subprocess.DEVNULL,
+                          env=None if env is None else {**os.environ, **env})
 
 
 # -- the default backend ---------------------------------------------------------------------------
@@ -191,12 +195,15 @@ def test_rllib_env_seats_a_pool_opponent():
     assert seats == {0, 1}
 
 
+RLLIB_TINY = ["rllib.train_batch_size=128", "rllib.num_env_runners=0", "rllib.num_envs_per_env_runner=2",
+              "ppo.batch_size=64", "ppo.n_epochs=1", "ppo.net_arch=[16]", "checkpoint_every=128",
+              "pool.snapshot_every=128", "pool.keep_last=1", "eval.every=256", "eval.openings=1",
+              "eval.final_openings=1", "pool.baselines={random: 1.0}"]
+
+
 def test_rllib_training_checkpoints_resumes_and_plays_as_policy(ray_address, tmp_path):
-    tiny = ["total_timesteps=256", "rllib.train_batch_size=128", "rllib.num_env_runners=0",
-            "rllib.num_envs_per_env_runner=2", "ppo.batch_size=64", "ppo.n_epochs=1", "ppo.net_arch=[16]",
-            "checkpoint_every=128", "pool.snapshot_every=128", "pool.keep_last=1", "eval.every=256",
-            "eval.openings=1", "eval.final_openings=1", "eval.ladder_openings=1", "eval.ladder=[random,greedy]",
-            "pool.baselines={random: 1.0}", f"ray_address={ray_address}", f"runs_dir={tmp_path}"]
+    tiny = RLLIB_TINY + ["total_timesteps=256", "eval.ladder_openings=1", "eval.ladder=[random,greedy]",
+                         f"ray_address={ray_address}", f"runs_dir={tmp_path}"]
     out = mancala("train", str(ROOT / "configs" / "kalah-v0-rllib.yaml"), *tiny)
     assert out.returncode == 0, out.stdout + out.stderr
     run = next(tmp_path.glob("kalah-v0-*"))
@@ -204,7 +211,10 @@ def test_rllib_training_checkpoints_resumes_and_plays_as_policy(ray_address, tmp
                  "checkpoints/latest.zip", "checkpoints/previous.zip", "checkpoints/state.json"):
         assert (run / name).is_file(), name
     assert list((run / "tb").glob("events.out.tfevents.*")), "no TensorBoard log"
-    assert len(list((run / "snapshots").glob("*.npz"))) == 1  # keep_last
+    state = load_checkpoint(run)
+    assert len(state.snapshots) == 1  # keep_last; the files of the previous checkpoint's stay with it
+    kept = set(state.snapshots) | set(read_checkpoint(run / "checkpoints" / "previous.zip")[0].snapshots)
+    assert set(state.snapshots) <= {p.stem for p in (run / "snapshots").glob("*.npz")} <= kept
     report = json.loads((run / "report.json").read_text())
     assert report["steps"] >= 256 and [r["opponent"] for r in report["final_evaluation"]] == ["random", "greedy"]
     assert report["final_evaluation"][0]["in_training_pool"] and not report["final_evaluation"][1]["in_training_pool"]
@@ -225,6 +235,20 @@ def test_rllib_training_checkpoints_resumes_and_plays_as_policy(ray_address, tmp
                   "--no-progress", "--out", str(tmp_path / "eval"))
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"evaluating policy:{run}" in out.stdout
+
+
+@pytest.mark.parametrize("step", range(1, COMMIT_STEPS + 1))
+def test_rllib_killed_at_each_commit_step_resumes_from_the_old_or_the_new_checkpoint(ray_address, tmp_path, step):
+    tiny = RLLIB_TINY + ["total_timesteps=384", "eval.ladder_openings=0", "eval.ladder=[random]",
+                         f"ray_address={ray_address}", f"runs_dir={tmp_path}"]
+    out = mancala("train", str(ROOT / "configs" / "kalah-v0-rllib.yaml"), *tiny, env={FAULT_ENV: f"2:{step}"})
+    assert out.returncode == KILLED_EXIT, out.stdout + out.stderr
+    run = next(tmp_path.glob("kalah-v0-*"))
+    out = mancala("train", "--resume", str(run))
+    assert out.returncode == 0, out.stdout + out.stderr
+    (kept,) = re.findall(rf"resumed from {re.escape(str(run / 'checkpoints' / 'latest.zip'))} at step (\d+)", out.stdout)
+    assert 256 <= int(kept) < 384 if step >= 4 else 128 <= int(kept) < 256  # the second commit is step 4's rename
+    assert load_checkpoint(run).steps >= 384 and json.loads((run / "report.json").read_text())["steps"] >= 384
 
 
 def test_rllib_example_runs(ray_address):
