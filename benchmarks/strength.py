@@ -92,7 +92,8 @@ SETTINGS = {
 def train(config: str, seed: int | None = None) -> Path:
     """Train ``config`` (with ``seed=S`` when ``seed`` is given) in a run folder under runs/; returns the folder."""
     from mancala_envs.training.config import load_config
-    from mancala_envs.training.run_folder import RunState, start_run
+    from mancala_envs.training.checkpoint import RunState
+    from mancala_envs.training.run_folder import start_run
     from mancala_envs.training.train import make_trainer
 
     overrides = [] if seed is None else [f"seed={seed}"]

@@ -225,7 +225,7 @@ def test_a_trained_progressive_evaluation_plays_as_its_torch_networks(tmp_path):
 
     from mancala_envs.agents.learned.learned_eval import network_input
     from mancala_envs.training.config import load_config
-    from mancala_envs.training.run_folder import RunState
+    from mancala_envs.training.checkpoint import RunState
     from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
 
     config = load_config(Path(__file__).resolve().parents[1] / "configs" / "progressive-v0-value.yaml",
