@@ -165,3 +165,44 @@ def test_errors_are_value_errors_for_generic_handlers():
     assert issubclass(MancalaError, ValueError)
     with pytest.raises(ValueError):
         mancala_envs.make_game("kalah-v0", pits=-3)
+
+
+KALAH_START = {"pits": [[4] * 6, [4] * 6], "stores": [0, 0], "to_move": 0}
+
+
+@pytest.mark.parametrize(
+    "changes, pattern",
+    [
+        ({"pits": [[100] + [4] * 5, [4] * 6]}, r"pits\[0\]\[0\] must be an integer >= 0 and at most 48, got 100"),
+        ({"pits": [[40] + [4] * 5, [4] * 6]}, "holds 84 seeds in the holes and stores; this game has at most 48"),
+        ({"pits": [[10**6] + [4] * 5, [4] * 6]}, r"pits\[0\]\[0\] must be an integer >= 0 and at most 48, got 1000000"),
+        ({"stores": [2**31 - 1, 0]}, r"stores\[0\] must be an integer >= 0 and at most 48, got 2147483647"),
+        ({"stores": [2**31, 0]}, r"stores\[0\] must be an integer >= 0 and at most 48"),
+        ({"stores": [1, 0]}, "holds 49 seeds"),
+        ({"komi": 1}, r"unknown state keys \['komi'\]; a position has last_action, last_player, phases?"),
+        ({"plies": 2**31 - 1}, "'plies' must be an integer from 0 to 1073741824"),
+        ({"terminal": "no"}, "'terminal' must be true or false, got 'no'"),
+        ({"last_player": 0}, "'last_action' and 'last_player' must both be null or both be set"),
+    ],
+)
+def test_kalah_refuses_impossible_positions(changes, pattern):
+    """Counts past the game's seeds (the observation's high) or the kernel's integers, unknown keys."""
+    with pytest.raises(InvalidStateError, match=pattern):
+        make_game("kalah-v0").state_from_json({**KALAH_START, **changes})
+
+
+def test_kalah_accepts_fewer_seeds_than_the_start():
+    """An endgame study: fewer seeds than the start is a position the rules can continue from."""
+    state = make_game("kalah-v0").state_from_json({"pits": [[0, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0]],
+                                                    "stores": [10, 9], "to_move": 0})
+    assert state.legal_actions() == [5]
+
+
+@pytest.mark.parametrize("env_id", ["progressive-v0", "afrika-v0", "rondell-v0", "widdershins-v0"])
+def test_every_family_refuses_unknown_keys_and_huge_plies(env_id):
+    game = make_game(env_id)
+    payload = game.new_state(0).to_json()
+    with pytest.raises(InvalidStateError, match=r"unknown state keys \['forged'\]"):
+        game.state_from_json({**payload, "forged": 1})
+    with pytest.raises(InvalidStateError, match="'plies' must be an integer from 0 to"):
+        game.state_from_json({**payload, "plies": 2**31 - 1})
