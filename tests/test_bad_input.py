@@ -15,6 +15,9 @@ from mancala_envs import (
     make,
     make_game,
 )
+from mancala_envs.gym import MancalaGymEnv
+from mancala_envs.vector import BatchEnv
+from mancala_envs.vector_gym import MancalaVectorEnv
 
 
 def test_unknown_id_lists_the_registered_ones():
@@ -206,3 +209,129 @@ def test_every_family_refuses_unknown_keys_and_huge_plies(env_id):
         game.state_from_json({**payload, "forged": 1})
     with pytest.raises(InvalidStateError, match="'plies' must be an integer from 0 to"):
         game.state_from_json({**payload, "plies": 2**31 - 1})
+
+
+# -- actions and seeds: the same check and words in every API (mancala_envs.core.checks) -------
+
+NOT_AN_INTEGER = r"kalah-v0: (game 0: )?an action must be an integer from 0 to 5, got "
+OUT_OF_RANGE = r"kalah-v0: (game 0: )?action -?\d+ is out of range; actions are 0 to 5"
+
+
+def step_aec(action):
+    env = make("kalah-v0")
+    env.reset(seed=0)
+    env.step(action)
+
+
+def step_aec_terminate(action):
+    env = make("kalah-v0", illegal_action="terminate")
+    env.reset(seed=0)
+    env.step(action)
+
+
+def step_gym(action):
+    env = MancalaGymEnv("kalah-v0", learner_seat=0)
+    env.reset(seed=0)
+    env.step(action)
+
+
+def step_batch(action):
+    BatchEnv("kalah-v0", 2, seed=0).step([action, 0])
+
+
+def step_batch_array(action):
+    BatchEnv("kalah-v0", 2, seed=0).step(np.array([action, 0]))
+
+
+def step_vector(action):
+    env = MancalaVectorEnv("kalah-v0", num_envs=2, learner_seat=0)
+    env.reset(seed=0)
+    env.step([action, 0])
+
+
+STEPPERS = [step_aec, step_aec_terminate, step_gym, step_batch, step_vector]
+
+
+@pytest.mark.parametrize("step", STEPPERS)
+@pytest.mark.parametrize("action", [2.7, 2.0, "2", None, True, np.float64(2.0), np.bool_(True), [2]])
+def test_every_api_refuses_a_non_integer_action_in_the_same_words(step, action):
+    with pytest.raises(IllegalActionError, match=NOT_AN_INTEGER):
+        step(action)
+
+
+@pytest.mark.parametrize("step", STEPPERS)
+@pytest.mark.parametrize("action", [2**64, 2**63, 6, -1])
+def test_every_api_refuses_an_out_of_range_action_in_the_same_words(step, action):
+    with pytest.raises(IllegalActionError, match=OUT_OF_RANGE):
+        step(action)
+
+
+@pytest.mark.parametrize("actions", [np.array([2.0, 0.0]), np.array([True, False]), np.array(["2", "0"])])
+def test_batch_refuses_arrays_of_another_dtype(actions):
+    with pytest.raises(IllegalActionError, match=r"kalah-v0: an action must be an integer from 0 to 5, got an array "
+                                                 r"of dtype"):
+        BatchEnv("kalah-v0", 2, seed=0).step(actions)
+
+
+@pytest.mark.parametrize("actions", [np.array([2**64 - 1, 0], dtype=np.uint64), np.array([6, 0], dtype=np.int8)])
+def test_batch_names_an_out_of_range_entry_of_an_integer_array(actions):
+    with pytest.raises(IllegalActionError, match=OUT_OF_RANGE):
+        BatchEnv("kalah-v0", 2, seed=0).step(actions)
+
+
+@pytest.mark.parametrize("actions", [np.array([2, 2], dtype=np.int32), np.array([2, 2], dtype=np.uint8), [2, 2],
+                                     (np.int64(2), 2)])
+def test_batch_plays_integer_actions_of_any_integer_dtype(actions):
+    batch = BatchEnv("kalah-v0", 2, seed=0)
+    batch.step(actions)
+    assert batch.state(0).to_json()["last_action"] == 2
+
+
+def test_every_api_plays_numpy_integer_actions():
+    for action in (np.int64(2), np.int8(2), np.array(2)):
+        env = make("kalah-v0")
+        env.reset(seed=0)
+        env.step(action)
+        gym_env = MancalaGymEnv("kalah-v0", learner_seat=0)
+        gym_env.reset(seed=0)
+        gym_env.step(action)
+        assert env.unwrapped.game_state.to_json()["last_action"] == 2
+
+
+SEED_MESSAGE = r"a seed must be None or an integer from 0 to 2\*\*64 - 1, got "
+
+
+def seed_users():
+    """Every place that takes a seed, as ``seed -> None``."""
+    def vector_reset(seed):
+        MancalaVectorEnv("kalah-v0", num_envs=2).reset(seed=seed)
+
+    return {
+        "new_state": lambda seed: make_game("kalah-v0").new_state(seed),
+        "aec": lambda seed: make("kalah-v0").reset(seed=seed),
+        "gym": lambda seed: MancalaGymEnv("kalah-v0").reset(seed=seed),
+        "batch": lambda seed: BatchEnv("kalah-v0", 2, seed=seed),
+        "batch_reset": lambda seed: BatchEnv("kalah-v0", 2).reset(seed),
+        "vector": vector_reset,
+    }
+
+
+@pytest.mark.parametrize("where", sorted(seed_users()))
+@pytest.mark.parametrize("seed", [-1, 2.5, 2.0, "1", True, 2**64, [1, 2]])
+def test_every_api_refuses_a_bad_seed_in_the_same_words(where, seed):
+    with pytest.raises(InvalidOptionError, match=SEED_MESSAGE):
+        seed_users()[where](seed)
+
+
+@pytest.mark.parametrize("where", sorted(seed_users()))
+def test_every_api_takes_the_whole_seed_range(where):
+    for seed in (0, 2**64 - 1, np.uint64(2**64 - 1), np.int64(7)):
+        seed_users()[where](seed)
+
+
+def test_is_legal_answers_false_for_what_is_not_a_legal_action():
+    """Ruling: ``is_legal`` never raises; a caller names a bad action in its own error."""
+    state = make_game("kalah-v0").new_state(0)
+    assert state.is_legal(2) and state.is_legal(np.int64(2)) and state.is_legal(np.array(2))
+    for action in (2.5, 2.0, "2", None, True, 6, -1, 2**64, [2]):
+        assert state.is_legal(action) is False, action

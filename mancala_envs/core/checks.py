@@ -7,8 +7,9 @@ Actions are integers only: a Python ``int``, a numpy integer scalar or a 0-d arr
 integer dtype for one game; an array of an integer dtype (or a list of integers) for a
 batch. ``bool``, floats (``2.0`` too), strings and ``None`` are refused with
 ``IllegalActionError``: coercing them would play a move the caller did not write (``2.7``
-as 2, ``True`` as 1). The batched check looks at the array's dtype and shape once per call;
-the range and legality of each entry are checked inside the compiled step.
+as 2, ``True`` as 1). A batch of a signed integer dtype costs one look at the dtype per call
+(``BatchEnv.step``); the range and legality of each entry are checked inside the compiled
+step.
 
 Seeds are None or an integer from 0 to ``2**64 - 1`` (what ``numpy.random.SeedSequence``
 and Gymnasium's seeding take without loss); anything else is refused with
@@ -59,38 +60,38 @@ def checked_action(action: Any, env_id: str, num_actions: int) -> int:
     return value
 
 
-def checked_action_array(actions: Any, env_id: str, num_actions: int, num_envs: int) -> np.ndarray:
-    """A batch's actions as a contiguous int64 array of shape ``(num_envs,)``.
+def action_array(actions: Any, env_id: str, num_actions: int) -> np.ndarray:
+    """A batch's actions as an int64 array; ``IllegalActionError`` for what is not integers.
 
-    An array of an integer dtype passes with one dtype and shape check (its entries' range
-    is left to the compiled step); a list or tuple is checked entry by entry. Anything else,
-    or an array of another dtype (float, bool, str, object), raises ``IllegalActionError``.
+    ``BatchEnv.step`` hands over only what is not already an array of a signed integer dtype
+    (it passes those with one look at the dtype, and checks the shape of both). A list or
+    tuple is checked entry by entry; an unsigned array for entries past ``2**63`` (they
+    would wrap negative); anything else, and arrays of any other dtype (float, bool, str,
+    object), are refused.
     """
-    if not isinstance(actions, np.ndarray):
-        if not isinstance(actions, (list, tuple)):
-            raise IllegalActionError(
-                f"{env_id}: actions must be an array of {num_envs} integers (an integer dtype), "
-                f"got {type(actions).__name__}"
-            )
+    if isinstance(actions, (list, tuple)):
         for i, action in enumerate(actions):
             if not is_integer(action):
                 raise not_an_integer_action(env_id, num_actions, action, f"game {i}: ")
             if not 0 <= action < num_actions:
                 raise out_of_range_action(env_id, num_actions, int(action), f"game {i}: ")
-        actions = np.array([int(a) for a in actions], dtype=np.int64)
-    elif actions.dtype.kind not in "iu":
+        return np.array([int(a) for a in actions], dtype=np.int64)
+    if not isinstance(actions, np.ndarray):
         raise IllegalActionError(
-            f"{env_id}: actions must be integers from 0 to {num_actions - 1} in an array of an integer dtype, "
-            f"got an array of dtype {actions.dtype}"
+            f"{env_id}: actions must be an array of integers (an integer dtype), got {type(actions).__name__}"
         )
-    if actions.shape != (num_envs,):
-        raise IllegalActionError(f"{env_id}: actions must have shape ({num_envs},), got {actions.shape}")
-    if actions.dtype.kind == "u" and actions.itemsize == 8:  # values past 2**63 would wrap negative
-        too_big = np.flatnonzero(actions >= num_actions)
-        if len(too_big):
-            first = int(too_big[0])
-            raise out_of_range_action(env_id, num_actions, int(actions[first]), f"game {first}: ")
-    return np.ascontiguousarray(actions, dtype=np.int64)
+    if actions.dtype.kind == "i":
+        return actions
+    if actions.dtype.kind != "u":
+        raise IllegalActionError(
+            f"{env_id}: an action must be an integer from 0 to {num_actions - 1}, got an array of dtype "
+            f"{actions.dtype} (actions are an array of an integer dtype)"
+        )
+    too_big = np.flatnonzero(actions.ravel() >= num_actions)
+    if len(too_big):
+        first = int(too_big[0])
+        raise out_of_range_action(env_id, num_actions, int(actions.ravel()[first]), f"game {first}: ")
+    return actions.astype(np.int64)
 
 
 def checked_seed(seed: Any, owner: str) -> int | None:

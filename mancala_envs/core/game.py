@@ -329,7 +329,7 @@ class Game(ABC):
 
     def action_to_string(self, state: "State", action: int) -> str:
         """The action in the game's notation (``state`` gives the context, e.g. the mover)."""
-        self._check_action_range(action)
+        self.check_action(action)
         return self._action_to_string(state, int(action))
 
     def string_to_action(self, state: "State", text: str) -> int:
@@ -358,7 +358,7 @@ class Game(ABC):
     def __hash__(self) -> int:
         return hash((type(self), tuple(sorted(self.options.items()))))
 
-    def _check_action_range(self, action: Any) -> int:
+    def check_action(self, action: Any) -> int:
         """``action`` as an int of the action space; ``IllegalActionError`` otherwise (``core.checks``)."""
         return checked_action(action, self.env_id, self.num_actions)
 
@@ -561,7 +561,7 @@ class State:
     def apply(self, action: int) -> None:
         """Play ``action`` for the player to move."""
         game = self.game
-        action = game._check_action_range(action)
+        action = game.check_action(action)
         if self.is_terminal():
             raise IllegalActionError(f"{game.env_id}: the game is over; no action can be applied")
         if not self._legal()[action]:
