@@ -16,6 +16,7 @@ from mancala_envs.evaluation import play_match
 from mancala_envs.evaluation.progress import Progress
 from mancala_envs.registry import make_game_from_args
 
+from .arguments import SEED, integer_at_least
 from .suite_options import add_backend_arguments, add_suite_arguments, check_backend_args, suite_from_args
 
 
@@ -25,8 +26,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("agent_a", metavar="AGENT_A", help="agent spec, e.g. random, greedy")
     p.add_argument("agent_b", metavar="AGENT_B")
     add_suite_arguments(p)
-    p.add_argument("--seed", type=int, default=0, help="seed of the suite and the agents (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="processes (default 1; 0: every core)")
+    p.add_argument("--seed", type=SEED, default=0, help="seed of the suite and the agents (default 0)")
+    p.add_argument("--workers", type=integer_at_least(0), default=1, help="processes (default 1; 0: every core)")
     add_backend_arguments(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar or lines on stderr")
     p.add_argument("--json", action="store_true", help="print the report as JSON")

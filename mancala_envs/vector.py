@@ -607,7 +607,8 @@ class BatchEnv:
             actions = action_array(actions, self.game.env_id, self.num_actions)
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         if actions.shape != (self.num_envs,):
-            raise IllegalActionError(f"{self.game.env_id}: actions must have shape ({self.num_envs},), got {actions.shape}")
+            raise IllegalActionError(
+                f"{self.game.env_id}: actions must have shape ({self.num_envs},), got {actions.shape}")
         active = self._all if active is None else np.ascontiguousarray(active, dtype=np.bool_)
         if active.shape != (self.num_envs,):
             raise IllegalActionError(f"active must have shape ({self.num_envs},), got {active.shape}")

@@ -15,6 +15,7 @@ from mancala_envs import (
     make,
     make_game,
 )
+from mancala_envs.cli import main as cli_main
 from mancala_envs.gym import MancalaGymEnv
 from mancala_envs.vector import BatchEnv
 from mancala_envs.vector_gym import MancalaVectorEnv
@@ -335,3 +336,51 @@ def test_is_legal_answers_false_for_what_is_not_a_legal_action():
     assert state.is_legal(2) and state.is_legal(np.int64(2)) and state.is_legal(np.array(2))
     for action in (2.5, 2.0, "2", None, True, 6, -1, 2**64, [2]):
         assert state.is_legal(action) is False, action
+
+
+# -- the command line: one `mancala: error:` line and exit status 2 ------------------------------
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["match", "kalah-v0", "random", "random", "--workers", "-2"], "match: argument --workers: must be an integer >= 0, got -2"),
+        (["match", "kalah-v0", "random", "random", "--workers", "two"], "argument --workers: must be an integer >= 0, got 'two'"),
+        (["match", "kalah-v0", "random", "random", "--seed", "-1"], "argument --seed: must be an integer >= 0, got -1"),
+        (["match", "kalah-v0", "random", "random", "--balanced", "0"], "argument --balanced: must be an integer >= 1, got 0"),
+        (["tournament", "kalah-v0", "--agents", "random", "greedy", "--workers", "0"],
+         "tournament: argument --workers: must be an integer >= 1, got 0"),
+        (["tournament", "kalah-v0", "--agents", "random", "greedy", "--bootstrap", "-3"],
+         "argument --bootstrap: must be an integer >= 1, got -3"),
+        (["eval", "run", "--ladder-openings", "-1"], "argument --ladder-openings: must be an integer >= 0, got -1"),
+        (["play", "kalah-v0", "--delay", "-1"], "argument --delay: must be a number >= 0, got '-1'"),
+        (["play", "kalah-v0", "--seed", "1.5"], "argument --seed: must be an integer >= 0, got '1.5'"),
+        (["match", "kalah-v0", "random", "random", "--games", "0"], "--games must be at least 1, got 0"),
+        (["match", "kalah-v0", "random", "random", "--openings", "-1"], "--openings must be 0 (the initial position) or more"),
+        (["solve", "kalah-v0", "--threads", "0"], "--threads must be at least 1, got 0"),
+        (["list", "stray"], "unrecognized arguments: stray"),
+    ],
+)
+def test_bad_command_line_values_give_one_error_line_and_status_2(argv, message, capsys):
+    try:
+        code = cli_main(argv)
+    except SystemExit as exit:
+        code = exit.code
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("mancala: error: ") and err.count("\n") == 1, err
+    assert message in err
+
+
+def test_play_match_takes_an_env_made_by_the_package():
+    """Its game and options come from ``env.unwrapped``; other objects are refused saying what to pass."""
+    from mancala_envs.evaluation import play_match
+
+    env = make("kalah-v0", pits=3, seeds=2)
+    result = play_match(env, "random", "greedy", openings=1)
+    assert result.suite.game == make_game("kalah-v0", pits=3, seeds=2)
+    with pytest.raises(InvalidOptionError, match=r"expected an env id such as 'kalah-v0', a Game .* got object"):
+        play_match(object(), "random", "greedy", openings=1)
+    with pytest.raises(InvalidOptionError, match="not with an env object"):
+        play_match(env, "random", "greedy", openings=1, pits=4)
+    with pytest.raises(InvalidOptionError, match=r"workers must be an integer >= 1 or None \(every core\), got -2"):
+        play_match("kalah-v0", "random", "greedy", openings=1, workers=-2)
