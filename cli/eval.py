@@ -27,6 +27,7 @@ from mancala_envs.training.evaluation import evaluate_saved_model
 from mancala_envs.training.report import results_table
 
 from .arguments import SEED, integer_at_least
+from .output import only_json_on_stdout
 from .suite_options import add_backend_arguments, add_suite_arguments, check_backend_args, suite_from_args
 from .train import require_train_extra
 
@@ -56,11 +57,12 @@ def run(args: argparse.Namespace) -> int:
     check_backend_args(args)
     # key=value words anywhere on the line: the mancala command collects them in args.options
     echo = (lambda text: None) if args.json else (lambda text: print(text, flush=True))
-    result = evaluate_saved_model(args.model, args.against, lambda game: suite_from_args(game, args),
-                                  args.ladder_openings, env_id=args.env, game_options=list(args.options),
-                                  out_dir=Path(args.out) if args.out else None, echo=echo,
-                                  progress=not args.no_progress, backend=args.backend, address=args.address,
-                                  bare=args.bare)
+    with only_json_on_stdout(args.json):
+        result = evaluate_saved_model(args.model, args.against, lambda game: suite_from_args(game, args),
+                                      args.ladder_openings, env_id=args.env, game_options=list(args.options),
+                                      out_dir=Path(args.out) if args.out else None, echo=echo,
+                                      progress=not args.no_progress, backend=args.backend, address=args.address,
+                                      bare=args.bare)
     if args.json:
         for row, match in zip(result.rows, result.matches):
             if row["opponent"] in args.against:

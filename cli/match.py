@@ -17,6 +17,7 @@ from mancala_envs.evaluation.progress import Progress
 from mancala_envs.registry import make_game_from_args
 
 from .arguments import SEED, integer_at_least
+from .output import only_json_on_stdout
 from .suite_options import add_backend_arguments, add_suite_arguments, check_backend_args, suite_from_args
 
 
@@ -41,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
     suite = suite_from_args(game, args)
     agent_a = make_agent(args.agent_a, seed=args.seed)
     agent_b = make_agent(args.agent_b, seed=args.seed + 1)
-    with Progress(2 * len(suite), "games", "match", enabled=not args.no_progress) as bar:
+    bar = Progress(2 * len(suite), "games", "match", enabled=not args.no_progress)
+    with only_json_on_stdout(args.json), bar:
         result = play_match(game, agent_a, agent_b, suite, workers=args.workers or None,
                             backend=args.backend, address=args.address,
                             progress=lambda done: bar.update(done, f"{agent_a.name} vs {agent_b.name}"))

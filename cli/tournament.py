@@ -18,6 +18,7 @@ from mancala_envs.core.errors import MancalaError
 from mancala_envs.registry import make_game_from_args
 
 from .arguments import SEED, integer_at_least
+from .output import only_json_on_stdout
 from .suite_options import add_backend_arguments, add_suite_arguments, check_backend_args, suite_from_args
 
 
@@ -54,10 +55,11 @@ def run(args: argparse.Namespace) -> int:
             raise MancalaError("a tournament cannot seat the human agent")
     check_backend_args(args)
     game = make_game_from_args(args.env_id, pairs)
-    result = round_robin(game, specs, suite_from_args(game, args), seed=args.seed, workers=args.workers,
-                         bootstrap_samples=args.bootstrap, progress=not args.no_progress, backend=args.backend,
-                         address=args.address)
-    paths = result.write(args.out, plot=not args.no_plot)
+    with only_json_on_stdout(args.json):
+        result = round_robin(game, specs, suite_from_args(game, args), seed=args.seed, workers=args.workers,
+                             bootstrap_samples=args.bootstrap, progress=not args.no_progress, backend=args.backend,
+                             address=args.address)
+        paths = result.write(args.out, plot=not args.no_plot)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, default=json_default))
         return 0
