@@ -38,6 +38,7 @@ from typing import Sequence
 import mancala_envs
 from mancala_envs.core.errors import MancalaError
 
+from .arguments import CommandParser
 from . import eval as eval_command
 from . import list as list_command
 from . import match, play, replay, show, solve, tournament, train
@@ -47,7 +48,7 @@ SUBCOMMANDS = (list_command, show, match, replay, tournament, solve, play, train
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mancala", description="Mancala games as RL environments.")
+    parser = CommandParser(prog="mancala", description="Mancala games as RL environments.")
     parser.add_argument("--version", action="version", version=f"mancala-envs {mancala_envs.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in SUBCOMMANDS:

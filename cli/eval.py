@@ -23,10 +23,11 @@ import argparse
 import json
 from pathlib import Path
 
-from mancala_envs.training.config import ConfigError
 from mancala_envs.training.evaluation import evaluate_saved_model
 from mancala_envs.training.report import results_table
 
+from .arguments import SEED, integer_at_least
+from .output import only_json_on_stdout
 from .suite_options import add_backend_arguments, add_suite_arguments, check_backend_args, suite_from_args
 from .train import require_train_extra
 
@@ -37,8 +38,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--against", nargs="+", default=["random", "greedy"], metavar="SPEC", help="agent specs")
     add_suite_arguments(parser)
     parser.add_argument("--env", metavar="ID", help="the game, for a model file outside a run folder")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the suite and the agents (default 0)")
-    parser.add_argument("--ladder-openings", type=int, default=10,
+    parser.add_argument("--seed", type=SEED, default=0, help="seed of the suite and the agents (default 0)")
+    parser.add_argument("--ladder-openings", type=integer_at_least(0), default=10,
                         help="openings per pair of opponents for their ratings (default 10; 0: none)")
     add_backend_arguments(parser)
     parser.add_argument("--out", metavar="DIR", help="where to write the CSV and JSON (default: beside the model)")
@@ -54,15 +55,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     require_train_extra("mancala eval")
     check_backend_args(args)
-    if args.ladder_openings < 0:
-        raise ConfigError(f"--ladder-openings must be >= 0, got {args.ladder_openings}")
     # key=value words anywhere on the line: the mancala command collects them in args.options
     echo = (lambda text: None) if args.json else (lambda text: print(text, flush=True))
-    result = evaluate_saved_model(args.model, args.against, lambda game: suite_from_args(game, args),
-                                  args.ladder_openings, env_id=args.env, game_options=list(args.options),
-                                  out_dir=Path(args.out) if args.out else None, echo=echo,
-                                  progress=not args.no_progress, backend=args.backend, address=args.address,
-                                  bare=args.bare)
+    with only_json_on_stdout(args.json):
+        result = evaluate_saved_model(args.model, args.against, lambda game: suite_from_args(game, args),
+                                      args.ladder_openings, env_id=args.env, game_options=list(args.options),
+                                      out_dir=Path(args.out) if args.out else None, echo=echo,
+                                      progress=not args.no_progress, backend=args.backend, address=args.address,
+                                      bare=args.bare)
     if args.json:
         for row, match in zip(result.rows, result.matches):
             if row["opponent"] in args.against:

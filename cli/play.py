@@ -17,6 +17,8 @@ from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.game import Game
 from mancala_envs.registry import make_game_from_args
 
+from .arguments import SEED, number_above
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("play", help="play a game against an agent, in the terminal or a window")
@@ -24,12 +26,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--opponent", default=DEFAULT_OPPONENT, metavar="SPEC",
                    help=f"the agent you play against (default {DEFAULT_OPPONENT})")
     p.add_argument("--seat", default="0", help="your seat: 0 (moves first, default), 1 or random")
-    p.add_argument("--seed", type=int, default=None, help="the game's seed (the deal) and the agents' (default: drawn)")
+    p.add_argument("--seed", type=SEED, default=None, help="the game's seed (the deal) and the agents' (default: drawn)")
     p.add_argument("--hint", default=DEFAULT_HINT, metavar="SPEC",
                    help=f"the agent that answers 'hint' (default {DEFAULT_HINT})")
     p.add_argument("--save", default=None, metavar="FILE", help="write the game's JSON record here at the end")
     p.add_argument("--window", action="store_true", help="play in a pygame window by clicking")
-    p.add_argument("--delay", type=float, default=0.6,
+    p.add_argument("--delay", type=number_above(0, inclusive=True), default=0.6,
                    help="window: seconds before the opponent replies, so you see each move (default 0.6)")
     p.set_defaults(func=run)
     return p
@@ -37,8 +39,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     session = build_session(args)
-    if args.delay < 0:
-        raise MancalaError(f"--delay must be >= 0 seconds, got {args.delay}")
     if args.window:
         from mancala_envs.cli.play_window import play_in_window
 

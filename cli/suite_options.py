@@ -30,6 +30,8 @@ from mancala_envs.core.errors import MancalaError
 from mancala_envs.core.extras import require_extra
 from mancala_envs.core.game import Game
 
+from .arguments import integer_at_least
+
 
 def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--openings", type=int, default=None, metavar="N",
@@ -37,7 +39,7 @@ def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
                              "0: the initial position only")
     parser.add_argument("--opening-plies", default=None, metavar="LO-HI",
                         help="random plies that make an opening (default 2-4; dealt games: 0, the deal)")
-    parser.add_argument("--balanced", type=int, default=None, metavar="DEPTH",
+    parser.add_argument("--balanced", type=integer_at_least(1), default=None, metavar="DEPTH",
                         help="leave out openings a depth-DEPTH alpha-beta search finds already decided")
     parser.add_argument("--suite", default=None, metavar="FILE", help="replay a saved opening suite (JSON)")
     parser.add_argument("--games", type=int, default=None,

@@ -17,6 +17,8 @@ from mancala_envs.evaluation.tournament import json_default, round_robin
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.registry import make_game_from_args
 
+from .arguments import SEED, integer_at_least
+from .output import only_json_on_stdout
 from .suite_options import add_backend_arguments, add_suite_arguments, check_backend_args, suite_from_args
 
 
@@ -26,11 +28,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                    help="agent specs, e.g. random greedy alphabeta:depth=4 mcts:sims=1000")
     add_suite_arguments(p)
-    p.add_argument("--seed", type=int, default=0, help="seed of the suite and the agents (default 0)")
-    p.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    p.add_argument("--seed", type=SEED, default=0, help="seed of the suite and the agents (default 0)")
+    p.add_argument("--workers", type=integer_at_least(1), default=None, help="processes (default: every core)")
     add_backend_arguments(p)
     p.add_argument("--out", default="tournaments", help="directory for the CSV, JSON and plot (default tournaments/)")
-    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for the Elo intervals (default 200)")
+    p.add_argument("--bootstrap", type=integer_at_least(1), default=200, help="bootstrap samples for the Elo intervals (default 200)")
     p.add_argument("--no-plot", action="store_true", help="skip the PNG")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the whole result (ratings, rows, per-pair results) as JSON")
@@ -52,13 +54,12 @@ def run(args: argparse.Namespace) -> int:
         if spec.split(":")[0] == "human":
             raise MancalaError("a tournament cannot seat the human agent")
     check_backend_args(args)
-    if args.workers is not None and args.workers < 1:
-        raise MancalaError(f"--workers must be at least 1, got {args.workers}")
     game = make_game_from_args(args.env_id, pairs)
-    result = round_robin(game, specs, suite_from_args(game, args), seed=args.seed, workers=args.workers,
-                         bootstrap_samples=args.bootstrap, progress=not args.no_progress, backend=args.backend,
-                         address=args.address)
-    paths = result.write(args.out, plot=not args.no_plot)
+    with only_json_on_stdout(args.json):
+        result = round_robin(game, specs, suite_from_args(game, args), seed=args.seed, workers=args.workers,
+                             bootstrap_samples=args.bootstrap, progress=not args.no_progress, backend=args.backend,
+                             address=args.address)
+        paths = result.write(args.out, plot=not args.no_plot)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, default=json_default))
         return 0

@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from mancala_envs.core.errors import InvalidOptionError
 from mancala_envs.core.game import Game
 from mancala_envs.registry import game_of
 
@@ -88,6 +89,9 @@ def play_match(
 ) -> PairedResult:
     """Agent A against agent B over an opening suite, each opening from both seats (module docstring).
 
+    ``env``: an env id (with ``options``), a ``Game``, or an env made by this package (``make``,
+    ``gymnasium.make``): its game and options (``env.unwrapped.game``).
+
     An agent is an ``Agent``, any object with ``act(state) -> action``, or a spec (``specs.make_agent``).
 
     ``progress(n)`` is called after each finished game with the number finished so far.
@@ -98,13 +102,17 @@ def play_match(
     agent_a, agent_b = make_agent(agent_a, seed=seed), make_agent(agent_b, seed=seed + 1)
     suite = openings if isinstance(openings, OpeningSuite) else opening_suite(game, openings, plies, seed)
     if suite.game != game:
-        raise ValueError(f"the opening suite is of {suite.env_id} {suite.options}, not of this game ({game!r})")
+        raise InvalidOptionError(f"the opening suite is of {suite.env_id} {suite.options}, not of this game ({game!r})")
     games = 2 * len(suite)
     if workers is None:
         workers = 0 if backend == "ray" else default_workers()  # ray: 0 stands for every CPU of the cluster
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not (
+            workers >= 1 or (backend == "ray" and workers == 0)):
+        allowed = "an integer >= 1 or None (every core)"
+        if backend == "ray":
+            allowed = "an integer >= 1, 0 or None (every CPU of the cluster)"
+        raise InvalidOptionError(f"workers must be {allowed}, got {workers!r}")
     workers = int(workers)
-    if workers < 1 and not (backend == "ray" and workers == 0):
-        raise ValueError(f"workers must be at least 1, got {workers}")
     for agent in (agent_a, agent_b):
         agent.warmup(game)  # compile in this process, so forked workers inherit the code
     job = {"suite": suite, "a": agent_a, "b": agent_b, "agent_seeds": agent_seeds(suite)}
@@ -114,7 +122,7 @@ def play_match(
 
 def check_backend(backend: str) -> None:
     if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        raise InvalidOptionError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
 
 
 def _play_all(job: dict, games: int, workers: int, progress: Callable[[int], None] | None,

@@ -70,6 +70,15 @@ def connect(address: str | None = None) -> None:
                               f"a local Ray)") from None
 
 
+def disconnect() -> None:
+    """Leave Ray (``ray.shutdown``) if this process joined it, so the driver's background
+    threads print nothing more; the workers go with the driver. A later match connects again."""
+    if ray.is_initialized():
+        ray.shutdown()
+    _WORKERS.clear()
+    _SESSION.clear()
+
+
 def cluster_cpus() -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mancala_envs.core.errors import InvalidOptionError
 from mancala_envs.core.files import atomic_output, write_text_atomic
 from mancala_envs.core.game import Game
 from mancala_envs.registry import game_of
@@ -201,14 +202,17 @@ def round_robin(
     ``backend``/``address``: where the games are played (``play_match``: local processes or Ray).
     """
     if len(specs) < 2:
-        raise ValueError(f"a tournament needs at least 2 agents, got {len(specs)}: {specs}")
+        raise InvalidOptionError(f"a tournament needs at least 2 agents, got {len(specs)}: {specs}")
+    if (isinstance(bootstrap_samples, bool) or not isinstance(bootstrap_samples, (int, np.integer))
+            or bootstrap_samples < 1):
+        raise InvalidOptionError(f"bootstrap_samples must be an integer >= 1, got {bootstrap_samples!r}")
     game = game_of(env, **options)
     suite = openings if isinstance(openings, OpeningSuite) else opening_suite(game, openings, plies, seed)
     start = time.perf_counter()
     agents = [make_agent(s, seed=seed + 1000 * k) for k, s in enumerate(specs)]
     names = [a.name for a in agents]
     if len(set(names)) != len(names):
-        raise ValueError(f"agent names must be distinct, got {names}")
+        raise InvalidOptionError(f"agent names must be distinct, got {names}")
     pairs = list(combinations(range(len(agents)), 2))
     games_per_pair = 2 * len(suite)
     matches = []

@@ -23,10 +23,15 @@ All AEC bookkeeping lives here once; the rules come from the game's kernel.
   ``options={"options": 1}`` and expect that to work (the Gymnasium env refuses them).
 * ``metadata`` is copied per instance, so wrappers that edit it (PettingZoo's
   ``CaptureStdoutWrapper`` appends to ``render_modes``) change only their own env.
-* An out-of-range or illegal action raises ``IllegalActionError`` naming the legal actions
+* Actions are integers (a Python ``int``, a numpy integer scalar or 0-d integer array):
+  ``bool``, floats (``2.0`` too), strings and None raise ``IllegalActionError``, with the same
+  words as ``State.apply``, the Gymnasium env and the batched engine (``core.checks``). An
+  out-of-range or illegal action raises ``IllegalActionError`` naming the legal actions
   (the error subsumes PettingZoo's ``AssertOutOfBoundsWrapper`` with a clearer message).
   ``make(..., illegal_action="terminate")`` applies PettingZoo's ``TerminateIllegalWrapper``
-  instead: the game ends and the offender gets -1.
+  instead to an in-range action that is not legal: the game ends and the offender gets -1.
+* ``reset(seed=...)``: None or an integer from 0 to ``2**64 - 1``; anything else raises
+  ``InvalidOptionError``.
 
 Rendering
 ---------
@@ -76,6 +81,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .core.checks import checked_seed
 from .core.errors import InvalidOptionError, InvalidStateError, MancalaError
 from .core.game import Game, State
 from .render import PICTURE_MODES, RENDER_FPS, Painter
@@ -138,6 +144,7 @@ class MancalaAEC(AECEnv):
     # -- episode ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a game. ``options={"state": State or to_json() dict}`` starts from a position."""
+        seed = checked_seed(seed, f"{self.game.env_id}: reset")
         start = start_option(self.game, options, unknown="warn")
         if seed is not None:
             self._seed = seed
@@ -200,10 +207,11 @@ class MancalaAEC(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         painter = self._painter
+        action = self.game.check_action(action)
         if painter is None:
-            self.game_state.apply(_as_int(action))
+            self.game_state.apply(action)
         else:
-            painter.apply(self.game_state, _as_int(action))
+            painter.apply(self.game_state, action)
         self._after_move()
         # rewards are nonzero only on the step that ends the game, so nothing needs clearing
         self._accumulate_rewards()
@@ -283,11 +291,19 @@ def start_option(game: Game, options: dict[str, Any] | None, unknown: str = "rai
     return game.state_from_json(start)
 
 
-def _as_int(action: Any) -> Any:
-    """Accept numpy integer scalars and 0-d arrays as actions; leave anything else to apply()."""
-    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-        return int(action)
-    return action
+class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` with the action checked first (``core.checks``).
+
+    An action that is not an integer of the action space raises ``IllegalActionError``, as in
+    the Gymnasium env (the base class would index the mask with it: a raw ``IndexError`` for
+    2.5 or 99); an integer action that is not legal in the position ends the game.
+    """
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):  # a dead step takes None
+            action = self.env.unwrapped.game.check_action(action)
+        super().step(action)
 
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
@@ -339,5 +355,5 @@ def wrap_env(game: Game, render_mode: str | None = None, illegal_action: str = "
     """``MancalaAEC`` with PettingZoo's usual wrappers."""
     env: AECEnv = MancalaAEC(game, render_mode=render_mode)
     if illegal_action == "terminate":
-        env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+        env = TerminateIllegalWrapper(env, illegal_reward=-1)
     return OrderEnforcingWrapper(env)

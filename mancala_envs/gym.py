@@ -13,7 +13,10 @@
   the action and ``info["illegal_reason"]`` says why (the legal actions). So any algorithm
   trains on the env, masked or not (plain PPO or DQN learn to avoid illegal moves).
   ``"raise"``: ``IllegalActionError``, for debugging. An action outside the action space
-  raises in both modes.
+  raises ``IllegalActionError`` in both modes: actions are integers (a Python ``int``, a
+  numpy integer scalar or 0-d integer array); ``bool``, floats (``2.0`` too), strings and
+  None are refused with the same words as in the AEC env and the vector env
+  (``core.checks``). ``reset(seed=...)`` takes None or an integer from 0 to ``2**64 - 1``.
 * ``learner_seat``: 0 or 1 for a fixed seat, ``"alternate"`` (0 then 1 then 0 ...; a seeded
   reset starts again at 0, so the same seed gives the same episode), or ``"random"`` (drawn
   from the reset seed).
@@ -63,6 +66,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .core.checks import checked_seed
 from .core.errors import IllegalActionError, InvalidOptionError, InvalidStateError
 from .core.game import Game, State
 from .env import start_option
@@ -182,6 +186,7 @@ class MancalaGymEnv(gymnasium.Env):
 
     # -- gymnasium API --------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = checked_seed(seed, f"{self.game.env_id}: reset")
         start = start_option(self.game, options)
         super().reset(seed=seed)
         self._ended_by_illegal = False
@@ -234,10 +239,9 @@ class MancalaGymEnv(gymnasium.Env):
         state = self.state
         if self._episode_over():
             raise IllegalActionError(f"{self.game.env_id}: the episode is over; call reset() before step()")
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        if self.illegal_action == "terminate" and self._in_space(action) and not state.is_legal(int(action)):
-            return self._end_on_illegal(int(action))
+        action = self.game.check_action(action)  # an integer of the action space (core.checks)
+        if self.illegal_action == "terminate" and not state.is_legal(action):
+            return self._end_on_illegal(action)
         if self._painter is not None:
             self._painter.apply(state, action)
         else:
@@ -276,14 +280,6 @@ class MancalaGymEnv(gymnasium.Env):
 
     def _episode_over(self) -> bool:
         return self._ended_by_illegal or self.state.is_terminal() or self._truncated()
-
-    def _in_space(self, action: Any) -> bool:
-        """An integer action of the action space (anything else is refused by ``State.apply``)."""
-        return (
-            isinstance(action, (int, np.integer))
-            and not isinstance(action, (bool, np.bool_))
-            and 0 <= action < self.game.num_actions
-        )
 
     def _end_on_illegal(self, action: int):
         """PettingZoo's ``TerminateIllegalWrapper`` rule: the episode ends and the learner gets -1."""

@@ -112,18 +112,29 @@ def make_game(env_id: str, **options: Any) -> Game:
     return entry.game_class(env_id, entry.preset, **options)
 
 
-def game_of(env: str | Game, **options: Any) -> Game:
-    """The rules object of ``env``: a registered id built with ``options``, or a ``Game`` as it is.
+def game_of(env: Any, **options: Any) -> Game:
+    """The rules object of ``env``: a registered id built with ``options``, a ``Game`` as it is,
+    or the game of an env of this package (``make(...)``, ``gymnasium.make("mancala/...")``,
+    the vector envs: ``env.unwrapped.game``, with the options it was made with).
 
-    Options cannot be given with a ``Game`` (its options are already chosen); that raises
-    ``InvalidOptionError`` rather than ignoring them.
+    Options cannot be given with a ``Game`` or an env (its options are already chosen); that
+    raises ``InvalidOptionError`` rather than ignoring them. Anything else raises
+    ``InvalidOptionError`` saying what to pass.
     """
-    if isinstance(env, Game):
-        if options:
-            raise InvalidOptionError(
-                f"options can only be given with an env id, not with a Game object (got {', '.join(options)})")
-        return env
-    return make_game(env, **options)
+    if isinstance(env, str):
+        return make_game(env, **options)
+    game = env if isinstance(env, Game) else getattr(getattr(env, "unwrapped", None), "game", None)
+    if not isinstance(game, Game):
+        raise InvalidOptionError(
+            f"expected an env id such as 'kalah-v0', a Game (make_game(...)) or an env made by this package "
+            f"(make(...), gymnasium.make('mancala/...')), got {type(env).__name__}"
+        )
+    if options:
+        kind = "a Game" if env is game else "an env"
+        raise InvalidOptionError(
+            f"options can only be given with an env id, not with {kind} object (got {', '.join(options)}); "
+            f"its options are already chosen")
+    return game
 
 
 def parse_options(env_id: str, pairs: Sequence[str]) -> dict[str, Any]:

@@ -43,8 +43,12 @@ is still in the cache; the next ``sample_actions()`` returns that draw, and a se
 before the next step draws anew. The draws are the same either way, and the same seed and
 the same calls give the same actions, whatever the number of threads.
 
-An illegal action raises ``IllegalActionError`` naming the game, the action and the legal
-ones; no game of the batch is changed by that call.
+Actions are integers: an array of an integer dtype (or a list of ints), checked by its dtype
+and shape once per call (``core.checks``); floats (``2.0`` too), bools, strings and None
+raise ``IllegalActionError`` with the same words as the single-game envs, and so does an
+action out of range or not legal (naming the game, the action and the legal ones); no game
+of the batch is changed by that call. ``seed`` (here and in ``reset``): None or an integer
+from 0 to ``2**64 - 1``, else ``InvalidOptionError``.
 
 Compiled step and threads
 -------------------------
@@ -88,6 +92,7 @@ import numpy as np
 from numba import njit, prange
 
 from .core.compiled import cached_njit
+from .core.checks import action_array, checked_seed, out_of_range_action
 from .core.errors import IllegalActionError, InvalidOptionError
 from .core.game import Game, Kernel, State
 from .core.inline import inline_kernel, inlined, unowned
@@ -573,7 +578,9 @@ class BatchEnv:
 
     # -- episodes ---------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> np.ndarray:
-        """Start a new game in every slot. With a seed, the batch's generator starts over."""
+        """Start a new game in every slot. With a seed (an integer from 0 to 2**64 - 1), the
+        batch's generator starts over."""
+        seed = checked_seed(seed, f"{self.game.env_id}: BatchEnv seed")
         if seed is not None or self._rng is None:
             root = np.random.SeedSequence(seed)
             deal_seq, sample_seq = root.spawn(2)
@@ -596,9 +603,12 @@ class BatchEnv:
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> BatchStep:
         """Play one action in every active game; finished games are reset at once."""
+        if not (isinstance(actions, np.ndarray) and actions.dtype.kind == "i"):  # integers only (core.checks)
+            actions = action_array(actions, self.game.env_id, self.num_actions)
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         if actions.shape != (self.num_envs,):
-            raise IllegalActionError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
+            raise IllegalActionError(
+                f"{self.game.env_id}: actions must have shape ({self.num_envs},), got {actions.shape}")
         active = self._all if active is None else np.ascontiguousarray(active, dtype=np.bool_)
         if active.shape != (self.num_envs,):
             raise IllegalActionError(f"active must have shape ({self.num_envs},), got {active.shape}")
@@ -617,6 +627,8 @@ class BatchEnv:
             self._deal_ahead()
         elif bad >= 0:
             self._drawn_fresh = False
+            if not 0 <= actions[bad] < self.num_actions:
+                raise out_of_range_action(self.game.env_id, self.num_actions, int(actions[bad]), f"game {bad}: ")
             legal = np.flatnonzero(self.masks[bad]).tolist()
             raise IllegalActionError(
                 f"{self.game.env_id}: game {bad}: action {int(actions[bad])} is not legal for player "

@@ -35,8 +35,12 @@ Since the id has a vector entry point, ``gym.make_vec("mancala/kalah-v0", num_en
   with the mask ``infos["_final_obs"]`` holds the last observation of the game that ended.
   ``infos["final_info"]["scores"]`` has its scores (learner first). Every step's
   ``infos["learner_seat"]`` gives the learner's seat in each game.
-* ``reset(seed=...)`` takes one integer (or None) for the whole batch: the deals, the seats
-  and the random opponent all follow from it, so the same seed and actions give the same games.
+* ``reset(seed=...)`` takes one integer from 0 to ``2**64 - 1`` (or None) for the whole batch:
+  the deals, the seats and the random opponent all follow from it, so the same seed and
+  actions give the same games.
+* Actions are integers: an array of an integer dtype (or a list of ints); floats (``2.0``
+  too), bools, strings and None raise ``IllegalActionError`` with the same words as the
+  single-game envs (``BatchEnv.step``, ``core.checks``).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from .core.checks import checked_seed
 from .core.errors import InvalidOptionError
 from .core.game import Game
 from .gym import resolve_opponent
@@ -98,12 +103,11 @@ class MancalaVectorEnv(gymnasium.vector.VectorEnv):
             raise InvalidOptionError(
                 f"{self.game.env_id}: MancalaVectorEnv.reset takes no options, got {', '.join(map(repr, options))}"
             )
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise InvalidOptionError(f"reset(seed=...) takes one integer seed for the whole batch, got {seed!r}")
+        seed = checked_seed(seed, f"{self.game.env_id}: reset(seed=...) takes one integer seed for the whole batch")
         super().reset(seed=seed)
         if seed is not None:
-            self.action_space.seed(int(seed))
-        self.batch.reset(None if seed is None else int(seed))
+            self.action_space.seed(seed)
+        self.batch.reset(seed)
         if self.opponent is not None and callable(getattr(self.opponent, "reset", None)):
             self.opponent.reset(seed=int(self.np_random.integers(2**63 - 1)) if seed is not None else None)
         self._play_opponent()
@@ -112,7 +116,7 @@ class MancalaVectorEnv(gymnasium.vector.VectorEnv):
     def step(self, actions: Any):
         batch = self.batch
         seats = self.seats.copy()
-        result = batch.step(np.asarray(actions, dtype=np.int64))  # it checks the shape, and legality
+        result = batch.step(actions)  # it checks the type, the shape and legality (core.checks)
         ended = result.terminated | result.truncated
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = result.terminated.copy()
@@ -141,7 +145,7 @@ class MancalaVectorEnv(gymnasium.vector.VectorEnv):
             return self.batch.sample_actions()
         actions = np.zeros(self.num_envs, dtype=np.int64)
         for i in np.flatnonzero(waiting):
-            actions[i] = int(self.opponent.act(self.batch.state(int(i))))
+            actions[i] = self.game.check_action(self.opponent.act(self.batch.state(int(i))))
         return actions
 
     def _play_opponent(self, rewards=None, terminated=None, truncated=None, infos=None) -> None:

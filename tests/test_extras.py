@@ -10,7 +10,7 @@ import pytest
 
 from mancala_envs.core.extras import MissingExtraError, install_command, require_extra
 
-INSTALL = 'pip install -c constraints.txt ".[train]"'
+INSTALL = install_command("train")  # fits this install (tests/test_install_advice.py checks each kind)
 
 
 def run_without(modules: list[str], argv: list[str]) -> subprocess.CompletedProcess:
@@ -30,7 +30,9 @@ def test_require_extra_names_the_extra_and_the_command():
     with pytest.raises(MissingExtraError, match=r"reading things needs no_such_module_x, which is not installed: "
                                                 r"it comes with the 'train' extra"):
         require_extra("no_such_module_x", "train", "reading things")
-    assert install_command("train") == INSTALL + "  (or: bash scripts/setup.sh train)"
+    editable = {"url": "file:///src/mancala-envs", "dir_info": {"editable": True}}
+    assert install_command("train", editable, "0.1.0").startswith(
+        'bash scripts/setup.sh train  (or: pip install -c constraints.txt -e ".[train]")')
 
 
 @pytest.mark.parametrize("argv, missing", [

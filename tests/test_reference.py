@@ -68,7 +68,6 @@ def kalah_position(rng: np.random.Generator, ids: list[str], index: int):
     opts.pop("max_setup_seeds", None)
     opts["chosen_start"] = False
     opts["min_sow"] = int(rng.integers(1, min(3, opts["seeds"]) + 1))
-    game = mancala_envs.make_game("kalah-v0", **opts)
     n = opts["pits"]
     rows = [[int(v) for v in rng.integers(0, 4, n)] for _ in range(2)]
     for _ in range(int(rng.integers(0, 3))):
@@ -80,9 +79,14 @@ def kalah_position(rng: np.random.Generator, ids: list[str], index: int):
         rows[mover][int(rng.integers(n))] = opts["min_sow"] + int(rng.integers(0, 3))
     if opts["end"] == "side_empty" and sum(rows[1 - mover]) == 0:
         rows[1 - mover][int(rng.integers(n))] = 1
+    # a position holds at most 2*pits*seeds seeds (state_from_json): seeds large enough, stores clipped
+    on_board = sum(rows[0]) + sum(rows[1])
+    stores = [min(int(v), (24 * n - on_board) // 2) for v in rng.integers(0, 20, 2)]
+    opts["seeds"] = max(opts["seeds"], -(-(on_board + sum(stores)) // (2 * n)))
+    game = mancala_envs.make_game("kalah-v0", **opts)
     payload = {
         "pits": rows,
-        "stores": [int(v) for v in rng.integers(0, 20, 2)],
+        "stores": stores,
         "to_move": mover,
         "terminal": False,
         "plies": int(rng.integers(0, 50)),

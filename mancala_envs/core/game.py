@@ -35,6 +35,7 @@ import numpy as np
 
 from numba import njit
 
+from .checks import checked_action, checked_seed, is_integer
 from .errors import IllegalActionError, InvalidStateError
 from .jit_helpers import copy_into, hash_state
 from .options import Option, resolve_options
@@ -309,7 +310,9 @@ class Game(ABC):
 
     # -- public API -----------------------------------------------------------------------
     def new_state(self, seed: int | None = None) -> "State":
-        """The start position. ``seed`` feeds the game's only random source (e.g. a deal)."""
+        """The start position. ``seed`` (None or an integer from 0 to 2**64 - 1) feeds the game's
+        only random source (e.g. a deal)."""
+        seed = checked_seed(seed, f"{self.env_id}: new_state")
         array = np.zeros(self.state_size, dtype=np.int32)
         self.kernel.init(array, self.params, np.random.default_rng(seed))
         return State(self, array)
@@ -326,7 +329,7 @@ class Game(ABC):
 
     def action_to_string(self, state: "State", action: int) -> str:
         """The action in the game's notation (``state`` gives the context, e.g. the mover)."""
-        self._check_action_range(action)
+        self.check_action(action)
         return self._action_to_string(state, int(action))
 
     def string_to_action(self, state: "State", text: str) -> int:
@@ -355,17 +358,9 @@ class Game(ABC):
     def __hash__(self) -> int:
         return hash((type(self), tuple(sorted(self.options.items()))))
 
-    def _check_action_range(self, action: Any) -> int:
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(
-                f"{self.env_id}: an action must be an integer from 0 to {self.num_actions - 1}, "
-                f"got {action!r} of type {type(action).__name__}"
-            )
-        if not 0 <= action < self.num_actions:
-            raise IllegalActionError(
-                f"{self.env_id}: action {action} is out of range; actions are 0 to {self.num_actions - 1}"
-            )
-        return int(action)
+    def check_action(self, action: Any) -> int:
+        """``action`` as an int of the action space; ``IllegalActionError`` otherwise (``core.checks``)."""
+        return checked_action(action, self.env_id, self.num_actions)
 
 
 def state_indices_except(game: Game, excluded) -> np.ndarray:
@@ -406,8 +401,28 @@ def _rebuild_game(cls, env_id, preset, overrides):
     return cls(env_id, preset, **overrides)
 
 
-def json_int_list(payload: dict, key: str, length: int | None, owner: str, low: int = 0) -> list[int]:
-    """Read ``payload[key]`` as a list of integers >= low (of ``length`` if given)."""
+#: Most a counter of a JSON position (the ply count, a turn's moves left or bonus) may hold.
+#: A move adds at most one to each counter, so a position loaded with this much still leaves
+#: 2**30 moves before the kernel's int32 counters could overflow.
+JSON_COUNTER_LIMIT = 2**30
+
+
+def check_json_keys(payload: dict, known, owner: str, where: str = "a position") -> None:
+    """Refuse keys of ``payload`` outside ``known``, naming them and the keys allowed."""
+    unknown = sorted(str(k) for k in payload if k not in known)
+    if unknown:
+        raise InvalidStateError(
+            f"{owner}: unknown state keys {unknown}; {where} has {', '.join(sorted(known))}"
+        )
+
+
+def _is_json_int(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer))
+
+
+def json_int_list(payload: dict, key: str, length: int | None, owner: str, low: int = 0,
+                  high: int = JSON_COUNTER_LIMIT) -> list[int]:
+    """Read ``payload[key]`` as a list of integers from ``low`` to ``high`` (of ``length`` if given)."""
     if key not in payload:
         raise InvalidStateError(f"{owner}: state_from_json payload has no {key!r}")
     value = payload[key]
@@ -417,8 +432,8 @@ def json_int_list(payload: dict, key: str, length: int | None, owner: str, low: 
         raise InvalidStateError(f"{owner}: {key!r} must have {length} entries, got {len(value)}")
     out = []
     for i, item in enumerate(value):
-        if isinstance(item, bool) or not isinstance(item, (int, np.integer)) or item < low:
-            raise InvalidStateError(f"{owner}: {key}[{i}] must be an integer >= {low}, got {item!r}")
+        if not _is_json_int(item) or not low <= item <= high:
+            raise InvalidStateError(f"{owner}: {key}[{i}] must be an integer >= {low} and at most {high}, got {item!r}")
         out.append(int(item))
     return out
 
@@ -430,9 +445,24 @@ def json_int(payload: dict, key: str, owner: str, low: int, high: int, default: 
             return default
         raise InvalidStateError(f"{owner}: state_from_json payload has no {key!r}")
     value = payload[key]
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+    if not _is_json_int(value) or not low <= value <= high:
         raise InvalidStateError(f"{owner}: {key!r} must be an integer from {low} to {high}, got {value!r}")
     return int(value)
+
+
+def json_plies(payload: dict, owner: str) -> int:
+    """Read ``payload["plies"]`` (0 when missing): from 0 to ``JSON_COUNTER_LIMIT``."""
+    return json_int(payload, "plies", owner, 0, JSON_COUNTER_LIMIT, default=0)
+
+
+def json_bool(payload: dict, key: str, owner: str, default: bool | None = None) -> bool | None:
+    """Read ``payload[key]`` as true or false; ``default`` when missing."""
+    if key not in payload:
+        return default
+    value = payload[key]
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidStateError(f"{owner}: {key!r} must be true or false, got {value!r}")
+    return bool(value)
 
 
 class State:
@@ -486,8 +516,12 @@ class State:
     def legal_actions(self) -> list[int]:
         return np.flatnonzero(self._legal()).tolist()
 
-    def is_legal(self, action: int) -> bool:
-        return 0 <= action < self.game.num_actions and bool(self._legal()[action])
+    def is_legal(self, action: Any) -> bool:
+        """True when ``action`` is a legal action here. Never raises: anything that is not an
+        integer of the action space (a float such as 2.5 or 2.0, a bool, a string, None, an
+        integer out of range) is simply not a legal action, and the caller, who knows where the
+        action came from (an agent, a record, a player), names it in its own error."""
+        return is_integer(action) and 0 <= action < self.game.num_actions and bool(self._legal()[int(action)])
 
     def scores(self) -> list[int]:
         """The rules' counts, player 0 first (integers for every game so far)."""
@@ -527,7 +561,7 @@ class State:
     def apply(self, action: int) -> None:
         """Play ``action`` for the player to move."""
         game = self.game
-        action = game._check_action_range(action)
+        action = game.check_action(action)
         if self.is_terminal():
             raise IllegalActionError(f"{game.env_id}: the game is over; no action can be applied")
         if not self._legal()[action]:

@@ -188,7 +188,10 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, state_indices_except, view_cell
+from ..core.game import (
+    MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, check_json_keys, json_bool, json_int, json_int_list,
+    json_plies, state_indices_except, view_cell,
+)
 from ..core.notation import NUMBERED_MOVE_PAIRS
 from ..core.outcome import set_returns
 from ..core.options import Option
@@ -595,17 +598,16 @@ class AfrikaGame(Game):
         head = 2 * n
         known = {"holes", "captured", "to_move", "terminal", "must_capture", "plies", "last_action",
                  "last_player", "last_capture"}
-        unknown = sorted(set(payload) - known)
-        if unknown:
-            raise InvalidStateError(f"{owner}: unknown state keys {unknown}; a position has {', '.join(sorted(known))}")
+        check_json_keys(payload, known, owner)
         rows = payload.get("holes")
         if not isinstance(rows, (list, tuple)) or len(rows) != 2:
             raise InvalidStateError(
                 f"{owner}: 'holes' must be two lists of {n} stone counts (North's a..., then South's A...), got {rows!r}"
             )
-        north = json_int_list({"holes[0]": rows[0]}, "holes[0]", n, owner)
-        south = json_int_list({"holes[1]": rows[1]}, "holes[1]", n, owner)
-        captured = json_int_list(payload, "captured", 2, owner)
+        top = self.total_stones
+        north = json_int_list({"holes[0]": rows[0]}, "holes[0]", n, owner, high=top)
+        south = json_int_list({"holes[1]": rows[1]}, "holes[1]", n, owner, high=top)
+        captured = json_int_list(payload, "captured", 2, owner, high=top)
         total = sum(north) + sum(south) + sum(captured)
         if total != self.total_stones:
             raise InvalidStateError(
@@ -613,7 +615,8 @@ class AfrikaGame(Game):
                 f"this game has {self.total_stones} (2 x {n} holes x {self.options['stones']} stones)"
             )
         to_move = json_int(payload, "to_move", owner, 0, 1)
-        ply_count = json_int(payload, "plies", owner, 0, 2**31 - 1, default=0)
+        ply_count = json_plies(payload, owner)
+        given = {key: json_bool(payload, key, owner) for key in ("terminal", "must_capture")}
         last_action = payload.get("last_action")
         last_player = payload.get("last_player")
         last_capture = payload.get("last_capture")
@@ -639,7 +642,7 @@ class AfrikaGame(Game):
         array[head + H_LAST_CAPTURE] = -1 if last_capture is None else last_capture
         settle(array, self.params)
         for key, actual in (("terminal", bool(array[head + H_DONE])), ("must_capture", bool(array[head + H_CAPTURE_MIN] > 0))):
-            if key in payload and bool(payload[key]) != actual:
+            if given[key] is not None and given[key] != actual:
                 raise InvalidStateError(
                     f"{owner}: the payload says {key}={payload[key]!r}, but the position gives {key}={actual}"
                 )

@@ -91,6 +91,10 @@ Package rulings (points the rules pages leave open):
   next (e.g. the mover who had just earned an extra turn); ``current_player`` is -1.
 * Notation is read leniently: case does not matter, ``"3R"`` is accepted in the one-way
   game, and during the setup a bare count (``"4"``) sets the next hole.
+* A position set up by hand (``state_from_json``) may hold fewer seeds than the start (an
+  endgame study), never more: at most ``total_seeds_bound()`` seeds in the holes and stores
+  together (``2*pits*seeds``, or ``2*pits*max_setup_seeds`` with ``chosen_start``), which is
+  also the observation's ``high``. Keys other than those ``to_json()`` writes are refused.
 
 Options
 -------
@@ -199,7 +203,10 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, state_indices_except, view_cell
+from ..core.game import (
+    MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, check_json_keys, json_bool, json_int, json_int_list,
+    json_plies, state_indices_except, view_cell,
+)
 from ..core.outcome import set_returns
 from ..core.options import Option
 
@@ -227,6 +234,9 @@ PHASE_PLAY = 0
 PHASE_SETUP = 1
 PHASE_CHOOSE_SIDE = 2
 PHASE_NAMES = ("play", "setup", "choose_side")
+
+# the keys of a position's JSON (KalahGame._state_to_json)
+JSON_KEYS = ("pits", "stores", "to_move", "terminal", "plies", "phase", "setup_index", "last_action", "last_player")
 
 # -- header fields, as offsets after the ring of 2n+2 holes and stores ---------------------
 H_TO_MOVE = 0
@@ -601,6 +611,12 @@ class KalahGame(Game):
         per_hole = o["max_setup_seeds"] if o["chosen_start"] else o["seeds"]
         return 2 * o["pits"] * per_hole
 
+    def _total_seeds_text(self) -> str:
+        o = self.options
+        if o["chosen_start"]:
+            return f"2 x {o['pits']} holes x max_setup_seeds={o['max_setup_seeds']}"
+        return f"2 x {o['pits']} holes x {o['seeds']} seeds"
+
     def observation_bounds(self) -> tuple[float, float]:
         return 0.0, float(max(self.total_seeds_bound(), 1))
 
@@ -632,17 +648,26 @@ class KalahGame(Game):
         owner = self.env_id
         n = self.pits
         head = 2 * n + 2
+        check_json_keys(payload, JSON_KEYS, owner)
         rows = payload.get("pits")
         if not isinstance(rows, (list, tuple)) or len(rows) != 2:
             raise InvalidStateError(
                 f"{owner}: 'pits' must be two lists of {n} seed counts (player 0's holes, then player 1's), "
                 f"got {rows!r}"
             )
-        row0 = json_int_list({"pits[0]": rows[0]}, "pits[0]", n, owner)
-        row1 = json_int_list({"pits[1]": rows[1]}, "pits[1]", n, owner)
-        stores = json_int_list(payload, "stores", 2, owner)
+        bound = self.total_seeds_bound()
+        row0 = json_int_list({"pits[0]": rows[0]}, "pits[0]", n, owner, high=bound)
+        row1 = json_int_list({"pits[1]": rows[1]}, "pits[1]", n, owner, high=bound)
+        stores = json_int_list(payload, "stores", 2, owner, high=bound)
+        total = sum(row0) + sum(row1) + sum(stores)
+        if total > bound:
+            raise InvalidStateError(
+                f"{owner}: the position holds {total} seeds in the holes and stores; this game has at most {bound} "
+                f"({self._total_seeds_text()})"
+            )
         to_move = json_int(payload, "to_move", owner, 0, 1)
-        ply_count = json_int(payload, "plies", owner, 0, 2**31 - 1, default=0)
+        ply_count = json_plies(payload, owner)
+        terminal = json_bool(payload, "terminal", owner)
         phase_name = payload.get("phase", "play")
         if phase_name not in PHASE_NAMES:
             raise InvalidStateError(f"{owner}: 'phase' must be one of {', '.join(PHASE_NAMES)}, got {phase_name!r}")
@@ -658,6 +683,8 @@ class KalahGame(Game):
         last_player = payload.get("last_player")
         if last_player is not None:
             last_player = json_int(payload, "last_player", owner, 0, 1)
+        if (last_action is None) != (last_player is None):
+            raise InvalidStateError(f"{owner}: 'last_action' and 'last_player' must both be null or both be set")
         if phase == PHASE_SETUP:
             if setup_index >= 2 * n:
                 raise InvalidStateError(f"{owner}: in the setup phase setup_index must be 0 to {2 * n - 1}")
@@ -694,7 +721,7 @@ class KalahGame(Game):
         array[head + H_LAST_PLAYER] = -1 if last_player is None else last_player
         if phase == PHASE_PLAY:
             settle(array, self.params)
-        if "terminal" in payload and bool(payload["terminal"]) != bool(array[head + H_DONE]):
+        if terminal is not None and terminal != bool(array[head + H_DONE]):
             raise InvalidStateError(
                 f"{owner}: the payload says terminal={payload['terminal']!r}, but under this game's end rule "
                 f"the position is {'over' if array[head + H_DONE] else 'not over'}"

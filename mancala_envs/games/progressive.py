@@ -202,7 +202,10 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, json_int_list, state_indices_except, view_cell
+from ..core.game import (
+    JSON_COUNTER_LIMIT, MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, check_json_keys, json_bool,
+    json_int, json_int_list, json_plies, state_indices_except, view_cell,
+)
 from ..core.outcome import set_returns
 from ..core.options import Option
 
@@ -517,14 +520,11 @@ class ProgressiveGame(Game):
         head = n + 1
         known = {"holes", "goal", "captured", "to_move", "moves_left", "bonus", "terminal", "plies",
                  "last_action", "last_player", "last_end"}
-        unknown = sorted(set(payload) - known)
-        if unknown:
-            raise InvalidStateError(
-                f"{owner}: unknown state keys {unknown}; a position has {', '.join(sorted(known))}"
-            )
-        holes = json_int_list(payload, "holes", n, owner)
-        goal = json_int(payload, "goal", owner, 0, 2**31 - 1)
-        captured = json_int_list(payload, "captured", 2, owner)
+        check_json_keys(payload, known, owner)
+        top = self.total_stones
+        holes = json_int_list(payload, "holes", n, owner, high=top)
+        goal = json_int(payload, "goal", owner, 0, top)
+        captured = json_int_list(payload, "captured", 2, owner, high=top)
         to_move = json_int(payload, "to_move", owner, 0, 1)
         total = sum(holes) + goal + sum(captured)
         if total != self.total_stones:
@@ -538,9 +538,10 @@ class ProgressiveGame(Game):
                 f"{owner}: the row is empty but the Goal holds {goal} stones: no move is possible, and no move "
                 f"can leave this (a move ends with a stone in an empty hole or by emptying the Goal)"
             )
-        moves_left = json_int(payload, "moves_left", owner, 0 if terminal else 1, 2**31 - 1, default=1)
-        bonus = json_int(payload, "bonus", owner, 0, 2**31 - 1, default=0)
-        ply_count = json_int(payload, "plies", owner, 0, 2**31 - 1, default=0)
+        moves_left = json_int(payload, "moves_left", owner, 0 if terminal else 1, JSON_COUNTER_LIMIT, default=1)
+        bonus = json_int(payload, "bonus", owner, 0, JSON_COUNTER_LIMIT, default=0)
+        ply_count = json_plies(payload, owner)
+        given_terminal = json_bool(payload, "terminal", owner)
         last_action = payload.get("last_action")
         if last_action is not None:
             last_action = json_int(payload, "last_action", owner, 0, n - 1)
@@ -560,7 +561,7 @@ class ProgressiveGame(Game):
             raise InvalidStateError(
                 f"{owner}: 'last_end' must be null, \"goal\" or a hole number from 1 to {n}, got {last_end!r}"
             )
-        if "terminal" in payload and bool(payload["terminal"]) != terminal:
+        if given_terminal is not None and given_terminal != terminal:
             raise InvalidStateError(
                 f"{owner}: the payload says terminal={payload['terminal']!r}, but the game is "
                 f"{'over (every stone is captured)' if terminal else 'not over (stones remain on the board)'}"

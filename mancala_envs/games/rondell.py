@@ -203,7 +203,10 @@ from numba import njit
 
 from ..core.deal import shuffle_deck
 from ..core.errors import InvalidOptionError, InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, state_indices_except, view_cell
+from ..core.game import (
+    MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, check_json_keys, json_int, json_int_list, json_plies,
+    state_indices_except, view_cell,
+)
 from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
@@ -265,6 +268,11 @@ END_NONE = 0
 END_NO_MOVE = 1
 END_REPETITION = 2
 END_NAMES = (None, "no_move", "repetition")
+
+# the keys of a position's JSON and of its history (RondellGame._state_to_json)
+JSON_KEYS = ("piles", "to_move", "phase", "reserved", "pairs", "plies", "last_mover", "terminal", "end", "leftover_to",
+             "history")
+HISTORY_KEYS = ("piles", "to_move", "phase", "reserved", "actions")
 
 RED = 1
 BLUE = 2
@@ -1090,6 +1098,7 @@ class RondellGame(Game):
     def _state_from_json(self, payload: dict) -> np.ndarray:
         owner = self.env_id
         P = self.piles
+        check_json_keys(payload, JSON_KEYS, owner)
         piles = self._parse_piles(payload.get("piles"), "'piles'")
         to_move = json_int(payload, "to_move", owner, 0, 1)
         phase_name = payload.get("phase", "move")
@@ -1110,7 +1119,7 @@ class RondellGame(Game):
                 f"non-negative integers, got {pairs!r}"
             )
         pairs = [[int(v) for v in row] for row in pairs]
-        ply_count = json_int(payload, "plies", owner, 0, 2**31 - 1, default=0)
+        ply_count = json_plies(payload, owner)
         last_mover = payload.get("last_mover")
         last_mover = -1 if last_mover is None else json_int(payload, "last_mover", owner, 0, 1)
         self._check_position(piles, pairs, to_move, phase, reserved, "the position")
@@ -1146,6 +1155,7 @@ class RondellGame(Game):
                 f"{owner}: 'history' must be a dict with piles, to_move, phase, reserved and actions, got "
                 f"{type(history).__name__}"
             )
+        check_json_keys(history, HISTORY_KEYS, owner, "a history")
         piles = self._parse_piles(history.get("piles"), "history 'piles'")
         to_move = json_int(history, "to_move", owner, 0, 1)
         phase_name = history.get("phase", "move")
@@ -1154,11 +1164,8 @@ class RondellGame(Game):
         phase = PHASE_NAMES.index(phase_name)
         reserved = history.get("reserved")
         reserved = -1 if reserved is None else json_int(history, "reserved", owner, 0, self.piles - 1)
-        actions = history.get("actions", [])
-        if not isinstance(actions, (list, tuple)) or any(
-            isinstance(x, bool) or not isinstance(x, (int, np.integer)) for x in actions
-        ):
-            raise InvalidStateError(f"{owner}: history 'actions' must be a list of integers, got {actions!r}")
+        actions = json_int_list({"history actions": history.get("actions", [])}, "history actions", None, owner,
+                                high=self.num_actions - 1)
         cap = self._layout()["cap"]
         if len(actions) >= cap:
             raise InvalidStateError(

@@ -171,7 +171,10 @@ from numba import njit
 from ..core.deal import shuffle_deck
 from ..core.jit_helpers import bit_count, mask_from_bits
 from ..core.errors import InvalidStateError, NotationError
-from ..core.game import MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, json_int, state_indices_except, view_cell
+from ..core.game import (
+    MAX_PLIES_OPTION_DOC, Game, Kernel, State, Variant, board_view_of, check_json_keys, json_bool, json_int, json_int_list,
+    json_plies, state_indices_except, view_cell,
+)
 from ..core.outcome import set_returns
 from ..core.options import Option
 from ..core.repetition import (
@@ -245,6 +248,11 @@ END_NAMES = (None, "few_cards", "repetition", "colour_gone", "singletons", "resi
 SUITS = "CDHS"
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 COLOUR_NAMES = ("red", "black")
+
+# the keys of a position's JSON and of its history (WiddershinsGame._state_to_json)
+JSON_KEYS = ("stacks", "to_move", "south_colour", "first_move", "plies", "last_mover", "terminal", "end", "lap_limit",
+             "history")
+HISTORY_KEYS = ("stacks", "to_move", "first_move", "actions")
 POSITION_NAMES = tuple([f"S{i}" for i in range(1, 7)] + [f"N{i}" for i in range(1, 7)])
 
 
@@ -923,20 +931,19 @@ class WiddershinsGame(Game):
 
     def _state_from_json(self, payload: dict) -> np.ndarray:
         owner = self.env_id
+        check_json_keys(payload, JSON_KEYS, owner)
         stacks = self._parse_stacks(payload.get("stacks"), "'stacks'")
         to_move = json_int(payload, "to_move", owner, 0, 1)
         colour = payload.get("south_colour")
         if colour not in COLOUR_NAMES:
             raise InvalidStateError(f"{owner}: 'south_colour' must be 'red' or 'black', got {colour!r}")
         south_colour = COLOUR_NAMES.index(colour)
-        first = payload.get("first_move", False)
-        if not isinstance(first, bool):
-            raise InvalidStateError(f"{owner}: 'first_move' must be true or false, got {first!r}")
+        first = json_bool(payload, "first_move", owner, default=False)
         if first and (to_move != 0 or not stacks[0] or len(stacks[0]) < 2):
             raise InvalidStateError(
                 f"{owner}: with first_move true South (to_move 0) must be to move and S1 must hold 2 or more cards"
             )
-        ply_count = json_int(payload, "plies", owner, 0, 2**31 - 1, default=0)
+        ply_count = json_plies(payload, owner)
         last_mover = payload.get("last_mover")
         last_mover = -1 if last_mover is None else json_int(payload, "last_mover", owner, 0, 1)
         if payload.get("lap_limit"):
@@ -988,14 +995,12 @@ class WiddershinsGame(Game):
         owner = self.env_id
         if not isinstance(history, dict):
             raise InvalidStateError(f"{owner}: 'history' must be a dict with stacks, to_move, first_move, actions")
+        check_json_keys(history, HISTORY_KEYS, owner, "a history")
         stacks = self._parse_stacks(history.get("stacks"), "history 'stacks'")
         to_move = json_int(history, "to_move", owner, 0, 1)
-        first = bool(history.get("first_move", False))
-        actions = history.get("actions", [])
-        if not isinstance(actions, (list, tuple)) or any(
-            isinstance(x, bool) or not isinstance(x, (int, np.integer)) for x in actions
-        ):
-            raise InvalidStateError(f"{owner}: history 'actions' must be a list of integers, got {actions!r}")
+        first = json_bool(history, "first_move", owner, default=False)
+        actions = json_int_list({"history actions": history.get("actions", [])}, "history actions", None, owner,
+                                high=self.num_actions - 1)
         cap = int(self.params[P_CAP])
         if len(actions) >= cap or len(actions) > ply_count:
             raise InvalidStateError(

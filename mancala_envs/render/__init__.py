@@ -1,7 +1,8 @@
 """Pictures of every game: frames as numpy arrays, a window, GIFs of recorded games.
 
-pygame is an optional dependency: the ``render`` extra (``pip install -c constraints.txt
-".[render]"`` in a clone), which also brings pillow for GIF and PNG files. It is imported here lazily, only when a picture is asked
+pygame is an optional dependency: the ``render`` extra (``bash scripts/setup.sh render`` in a
+clone; ``core.extras.install_command`` names the command that fits the install), which also
+brings pillow for GIF and PNG files. It is imported here lazily, only when a picture is asked
 for: the rules modules and the envs never import it, and the package works without it.
 Asking for a picture without pygame raises ``RenderUnavailableError`` with the install line.
 
@@ -68,9 +69,6 @@ FAMILY_LAYOUTS = {
     "widdershins": "card_rows",
 }
 
-INSTALL_HINT = install_command("render")
-
-
 class RenderUnavailableError(MancalaError):
     """A picture was asked for, but pygame (or pillow, for files) is not installed."""
 
@@ -82,7 +80,8 @@ def require_pygame():
         import pygame
     except ImportError as err:
         raise RenderUnavailableError(
-            f"pictures need pygame, which is not installed ({err}); install it with {INSTALL_HINT}"
+            f"pictures need pygame, which is not installed ({err}); "
+            f"install it with {install_command('render')}"
         ) from None
     return pygame
 
@@ -93,7 +92,8 @@ def require_pillow():
         from PIL import Image
     except ImportError as err:
         raise RenderUnavailableError(
-            f"GIF and PNG files need pillow, which is not installed ({err}); install it with {INSTALL_HINT}"
+            f"GIF and PNG files need pillow, which is not installed ({err}); "
+            f"install it with {install_command('render')}"
         ) from None
     return Image
 

@@ -42,6 +42,7 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
+from mancala_envs.core.checks import checked_seed
 from mancala_envs.core.encodings import ENCODINGS, encode, encoding_spec
 from mancala_envs.core.errors import IllegalActionError, InvalidOptionError
 from mancala_envs.core.game import State
@@ -112,6 +113,7 @@ class MancalaMultiAgentEnv(MultiAgentEnv):
 
     # -- RLlib's API ----------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = checked_seed(seed, f"{self.game.env_id}: reset")
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         self.state = self.game.new_state(int(self.rng.integers(2**31)))
@@ -133,7 +135,7 @@ class MancalaMultiAgentEnv(MultiAgentEnv):
         mover = self._mover()
         if mover not in action_dict:
             raise InvalidOptionError(f"it is {mover}'s turn; got actions for {sorted(action_dict)}")
-        action = int(action_dict[mover])
+        action = self.game.check_action(action_dict[mover])  # an integer of the action space
         if not self.state.is_legal(action):
             reason = (f"{mover} chose action {action}, which is not legal; legal actions: "
                       f"{self.state.legal_actions()} (the action mask says which)")
