@@ -440,7 +440,7 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits, learned):
         def evaluate(params, position, scratch, max_plies, use_heuristic):  # noqa: F811
             pass
 
-    @cached_njit(what="the MCTS search")
+    @cached_njit(what="the MCTS search" + (" with a learned evaluation" if learned else ""))
     def search_loop(params_owned, root, settings, tree_owned, scratch_owned):
         """Run the simulations; returns (best root move, simulations run, nodes used)."""
         # views without reference counts: the caller's arrays outlive this call

@@ -477,7 +477,7 @@ def _build_negamax(kernel, heuristic, search_hooks, width, learned, key_obs):
         _open_child(line, d, child_player == me)
         return True, 0.0
 
-    @cached_njit(what="the alpha-beta search")
+    @cached_njit(what="the alpha-beta search" + (" with a learned evaluation" if learned else ""))
     def negamax(params_owned, root, settings, tables_owned, line_owned, buffers_owned):
         """Search ``root`` (its player to move >= 0): (value, mover's view; best move), or (0, -1) out of time."""
         # views without reference counts: the caller's arrays outlive this call

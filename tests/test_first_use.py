@@ -73,9 +73,8 @@ def test_the_subject_names_the_game_family_compiled_in():
         return x
 
     assert subject(loop, "the loop") == "the loop for rondell"
-    assert subject(loop, None) == "the compiled loop loop for rondell"
     assert subject(helper, "a helper") == "a helper"
-    assert subject(helper, None) is None  # neither a name nor a game: not announced
+    assert subject(loop, None) is None  # a loop its factory does not name is not announced
 
 
 def test_estimates_say_roughly_how_long_and_short_compiles_stay_quiet(monkeypatch, capsys):

@@ -42,8 +42,8 @@ code. A code change leaves the old fingerprint's files behind, unused. Under
 
 Before a loop compiles (its disk cache has no entry for the fingerprint and signature), one line on
 stderr says what compiles and for which game family (``core.announce``): ``what`` names the loop
-("the alpha-beta search"), the family comes from the game kernel the loop compiles in. A cache hit
-prints nothing.
+("the alpha-beta search"; a loop given none is not announced), the family comes from the game
+kernel the loop compiles in. A cache hit prints nothing.
 
 The cache is set up, and the fingerprint taken, when the loop is first loaded or compiled, not
 when ``cached_njit`` is called: a module that defines loops for many games (the move features,
@@ -169,14 +169,13 @@ def _families(value: Any, seen: set[int]) -> set[str]:
 
 
 def subject(function: Callable, what: str | None) -> str | None:
-    """What the announcement of ``function``'s compile names: ``what`` (or its name) and the game
-    family; None (not announced) for a helper with neither ``what`` nor a game compiled in."""
-    py_func = getattr(function, "py_func", function)
-    families = sorted(_families(py_func, set()))
-    if what is None and not families:
+    """What the announcement of ``function``'s compile names: ``what`` and the game family it
+    compiles in; None (not announced) without ``what``: the loops a factory names are the long
+    compiles, the helpers beside them (a batch's reset, a feature pass) are short."""
+    if what is None:
         return None
-    text = what or f"the compiled loop {py_func.__name__}"
-    return f"{text} for {' and '.join(families)}" if families else text
+    families = sorted(_families(getattr(function, "py_func", function), set()))
+    return f"{what} for {' and '.join(families)}" if families else what
 
 
 class _CacheOnFirstUse(_Cache):
