@@ -409,7 +409,7 @@ def _build_solver(kernel, locate):
     k = inline_kernel(kernel) if INLINE_KERNEL else kernel
     legal_mask, apply, current_player, scores, plies = k.legal_mask, k.apply, k.current_player, k.scores, k.plies
     # The move searched next is played by a call, not compiled in: once a node, against a move
-    # per child in ``enter``, and a second inlined copy of the rules doubled the loop's compile.
+    # per child in ``enter`` (inlined), and each inlined copy of the rules adds to the compile.
     play_move = kernel.apply
     locate = njit(inline="always")(getattr(locate, "py_func", locate))
 
