@@ -57,6 +57,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 from numba import njit
 
+from mancala_envs.core.announce import announce
 from mancala_envs.core.files import atomic_output
 from mancala_envs.core.compiled import cached_njit
 from mancala_envs.core.game import Game, State
@@ -245,7 +246,7 @@ def _build_layer_function(kernel):
                 done[0] += 4096 if start + 4096 <= last else last - start
         return 0
 
-    return cached_njit(build_range, nogil=True)  # on disk: a new process loads it instead of compiling
+    return cached_njit(build_range, what="the endgame database builder", nogil=True)  # on disk: a new process loads it instead of compiling
 
 
 _BUILDERS: dict = {}
@@ -440,6 +441,9 @@ def load_or_build(game: Game, max_seeds: int | None = None, *, folder: str | os.
     cached = _load(game, max_seeds, where)
     if cached is not None:
         return Endgame(game, cached[0], build_seconds=cached[1], loaded=True)
+    positions = positions_up_to(game.options["pits"], max_seeds)
+    announce(f"building the endgame database for kalah with {game.options['pits']} pits, up to {max_seeds} seeds "
+             f"on the board: {positions:,} positions (first use; cached after, in {where})")
     start = time.perf_counter()
     smaller = _largest_cached_below(game, max_seeds, where)
     tables = build(game, max_seeds, threads=threads, progress=progress, smaller=smaller)

@@ -270,7 +270,7 @@ def _most_visited_root_move(tree):
 
 
 @functools.cache
-def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits):
+def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits, learned):
     """The search loop for one kernel, with the kernel's functions compiled into it.
 
     The kernel's functions are closure variables (``core.inline.inline_kernel``), not
@@ -282,6 +282,10 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits):
     the length of the params vector, read into registers (``core.inline.params_reader``).
     ``legal_bits``: the game's hook (``Game.legal_bits``) or None; with it the rollouts draw
     their moves from the legal bit set and write no mask (the same moves).
+    ``learned``: whether the loop can use a learned evaluation (``MCTSSettings.use_eval``,
+    ``use_priors``). Without, the network's passes, the game's move features and the PUCT
+    expansion are not compiled in: they cost more to compile than the rest of the loop, and
+    plain UCT never runs them. A loop built without them must be given neither setting.
     """
     k = inline_kernel(kernel)
     params_of = params_reader(None, width)  # the params vector's entries in registers
@@ -338,12 +342,17 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits):
             result[player] = value
             result[1 - player] = -value
 
+    # A simulation expands one node: its move and its legal moves are computed by calls to the
+    # kernel, not compiled in (the rollouts, a move a ply, keep the inlined copies), with the
+    # params array (``params_array``): the signature the env's calls compile.
+    expand_move, expand_mask = kernel.apply, kernel.legal_mask
+
     @njit(inline="always")
-    def add_child(tree, params, node, new, pick):
+    def add_child(tree, params, params_array, node, new, pick):
         """Give move ``pick`` of ``node`` the new node ``new``."""
         copy_position(tree.node_states[new], tree.node_states[node], params)
-        apply(tree.node_states[new], params, pick)
-        describe_node(tree, params, new, node, pick)
+        expand_move(tree.node_states[new], params_array, pick)
+        describe_node(tree, params, params_array, new, node, pick)
         tree.children_index[node, pick] = new
         tree.num_unexpanded[node] -= 1
         i = tree.num_children[node]  # new's place among the children, by move
@@ -354,7 +363,7 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits):
         tree.num_children[node] += 1
 
     @njit(inline="always")
-    def describe_node(tree, params, node, parent, action):
+    def describe_node(tree, params, params_array, node, parent, action):
         """Fill the row of ``node``, whose position is already in ``tree.node_states``."""
         position = tree.node_states[node]
         tree.node_player[node] = current_player(position, params)
@@ -366,14 +375,14 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits):
             tree.children_index[node, a] = -1
         tree.num_children[node] = 0
         if tree.node_player[node] >= 0:
-            tree.num_unexpanded[node] = legal_mask(position, params, tree.legal[node])
+            tree.num_unexpanded[node] = expand_mask(position, params_array, tree.legal[node])
         else:
             tree.num_unexpanded[node] = 0
             for a in range(tree.legal.shape[1]):
                 tree.legal[node, a] = 0
 
     @njit(inline="always")
-    def expand(tree, params, node, new, s):
+    def expand(tree, params, params_array, node, new, s):
         """Give a move of ``node`` without a child, drawn uniformly, the new node ``new``."""
         s, k = random_below(s, tree.num_unexpanded[node])
         pick = -1
@@ -384,7 +393,7 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits):
                     pick = a
                     break
                 seen += 1
-        add_child(tree, params, node, new, pick)
+        add_child(tree, params, params_array, node, new, pick)
         return s
 
     @njit(inline="always")
@@ -411,7 +420,27 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits):
         returns(work, params, result)
         return s
 
-    @cached_njit
+    @njit(inline="always")
+    def add_child_with_priors(tree, params, params_array, node, new, pick, scratch):
+        """PUCT's expansion: move ``pick`` of ``node`` gets the node ``new``, with its priors."""
+        add_child(tree, params, params_array, node, new, pick)
+        if tree.node_player[new] >= 0:
+            set_priors(tree, params, new, scratch)
+
+    if not learned:  # stand-ins that are never called (use_priors and use_eval are False)
+        @njit(inline="always")
+        def set_priors(tree, params, node, scratch):  # noqa: F811
+            pass
+
+        @njit(inline="always")
+        def add_child_with_priors(tree, params, params_array, node, new, pick, scratch):  # noqa: F811
+            pass
+
+        @njit(inline="always")
+        def evaluate(params, position, scratch, max_plies, use_heuristic):  # noqa: F811
+            pass
+
+    @cached_njit(what="the MCTS search" + (" with a learned evaluation" if learned else ""))
     def search_loop(params_owned, root, settings, tree_owned, scratch_owned):
         """Run the simulations; returns (best root move, simulations run, nodes used)."""
         # views without reference counts: the caller's arrays outlive this call
@@ -419,7 +448,8 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits):
         tree = unowned(tree_owned)
         scratch = unowned(scratch_owned)
         copy_into(tree.node_states[0], root)
-        describe_node(tree, params, 0, -1, -1)
+        params_array = unowned(params_owned)
+        describe_node(tree, params, params_array, 0, -1, -1)
         if settings.use_priors and tree.node_player[0] >= 0:
             set_priors(tree, params, 0, scratch)
         s = settings.seed
@@ -438,11 +468,9 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits):
                 expandable = tree.node_player[node] >= 0 and plies(tree.node_states[node], params) < settings.max_plies
             if expandable:
                 if settings.use_priors:
-                    add_child(tree, params, node, used, pick)
-                    if tree.node_player[used] >= 0:
-                        set_priors(tree, params, used, scratch)
+                    add_child_with_priors(tree, params, params_array, node, used, pick, scratch)
                 else:
-                    s = expand(tree, params, node, used, s)
+                    s = expand(tree, params, params_array, node, used, s)
                 node = used
                 used += 1
                 depth += 1
@@ -513,7 +541,8 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
     )
     heuristic = game.search_heuristic if game.search_heuristic is not None else _no_heuristic
     params = np.ascontiguousarray(game.params, dtype=np.int64)
-    best, done, used = _build_mcts(game.kernel, heuristic, len(params), game.search_hooks, game.legal_bits)(params, state.array.copy(), settings, tree, scratch)
+    best, done, used = _build_mcts(game.kernel, heuristic, len(params), game.search_hooks, game.legal_bits,
+                                  evaluation is not None)(params, state.array.copy(), settings, tree, scratch)
     seconds = _time.perf_counter() - start
     visits, values = {}, {}
     for a in range(game.num_actions):

@@ -356,8 +356,15 @@ RETURN_VALUE = 2
 # The kernel's functions are closure variables, so numba's cache=True cannot keep this loop;
 # core.compiled.cached_njit caches it on disk per kernel and heuristic (a new process loads it).
 @functools.cache
-def _build_negamax(kernel, heuristic, search_hooks, width):
+def _build_negamax(kernel, heuristic, search_hooks, width, learned, key_obs):
     """The search loop for one kernel and leaf evaluation, with both compiled into it.
+
+    ``learned``: whether the loop can value leaves by a learned evaluation
+    (``SearchSettings.use_eval``). Without, the network's passes and the game's move features
+    are not compiled in at all: they cost more to compile than the rest of the loop, and
+    plain alpha-beta never runs them. A loop built without them must be given
+    ``use_eval=False``. Likewise ``key_obs``: whether nodes can be keyed by the observations
+    (``key_mode=KEY_OBS``, two ``observe`` calls compiled in); without, only by the state.
 
     Built like ``mancala_envs.agents.mcts``'s loop (see ``mancala_envs.core.inline``): the kernel's
     functions and the heuristic are closure variables, so numba inlines them, and the
@@ -384,17 +391,33 @@ def _build_negamax(kernel, heuristic, search_hooks, width):
         player = current_player(position, params)
         line.player[i] = player
         if key_mode == KEY_OBS:
-            observe(position, params, 0, buffers.obs0)
-            observe(position, params, 1, buffers.obs1)
-            line.key[i] = hash_observations(buffers.obs0, buffers.obs1, player)
+            line.key[i] = observations_key(position, params, buffers, player)
         else:
             line.key[i] = position_key(position, params)  # hash_state(position), from the words in use
+
+    @njit(inline="always")
+    def observations_key(position, params, buffers, player):
+        """The key of a position from both players' observations (``key_mode=KEY_OBS``)."""
+        observe(position, params, 0, buffers.obs0)
+        observe(position, params, 1, buffers.obs1)
+        return hash_observations(buffers.obs0, buffers.obs1, player)
+
+    if not key_obs:
+        @njit(inline="always")
+        def observations_key(position, params, buffers, player):  # noqa: F811
+            """In a loop built without ``key_obs``: never called (``key_mode`` is KEY_STATE)."""
+            return np.uint64(0)
 
     @njit(inline="always")
     def probe(line, tables, buffers, params, settings, d):
         """Enter node ``d``: (answered by the TT, its value if so, the TT move or -1)."""
         identify(line, buffers, params, settings.key_mode, d)
         return _tt_probe(tables, line, d)
+
+    @njit(inline="always")
+    def no_learned_value(leaf, params, me, leaf_player, settings, buffers):
+        """In a loop built without ``learned``: never called (``use_eval`` is False)."""
+        return 0.0
 
     @njit(inline="always")
     def learned_value(leaf, params, me, leaf_player, settings, buffers):
@@ -412,6 +435,9 @@ def _build_negamax(kernel, heuristic, search_hooks, width):
             own = buffers.scores[leaf_player] - buffers.scores[1 - leaf_player]
         value = blended_value(net, net.obs, own)
         return value if leaf_player == me else -value
+
+    if not learned:
+        learned_value = no_learned_value  # noqa: F811 (the one compiled in)
 
     @njit(inline="always")
     def leaf_value(leaf, params, me, leaf_player, plies_left, settings, buffers):
@@ -451,7 +477,7 @@ def _build_negamax(kernel, heuristic, search_hooks, width):
         _open_child(line, d, child_player == me)
         return True, 0.0
 
-    @cached_njit
+    @cached_njit(what="the alpha-beta search" + (" with a learned evaluation" if learned else ""))
     def negamax(params_owned, root, settings, tables_owned, line_owned, buffers_owned):
         """Search ``root`` (its player to move >= 0): (value, mover's view; best move), or (0, -1) out of time."""
         # views without reference counts: the caller's arrays outlive this call
@@ -524,13 +550,13 @@ def _no_heuristic(state, params, player):
     return 0.0  # never called: use_heuristic is False
 
 
-def _negamax_for(game: Game, max_stack: int, evaluation: EvalNet | None = None):
+def _negamax_for(game: Game, max_stack: int, evaluation: EvalNet | None = None, key: str = "state"):
     """The compiled negamax of ``game`` (see ``_build_negamax``) with the scratch arrays of
     one search, allocated once for all its calls (every call writes what it reads)."""
     heuristic = game.search_heuristic
     params = np.ascontiguousarray(game.params, dtype=np.int64)
     loop = _build_negamax(game.kernel, heuristic if heuristic is not None else _no_heuristic, game.search_hooks,
-                          len(params))
+                          len(params), evaluation is not None, key == "obs")
     line = SearchLine.allocate(max_stack, game.num_actions, game.state_size)
     buffers = SearchBuffers.allocate(game, evaluation)
 
@@ -605,7 +631,7 @@ def search(
     net = _eval_net(evaluation, game)
     settings = _settings(game, 1, key, min(max_depth, MAX_STACK) + 1, use_eval=net is not None)
     tables = SearchTables(tt.entries, history, root_priority, stats)
-    negamax = _negamax_for(game, settings.max_stack, net)
+    negamax = _negamax_for(game, settings.max_stack, net, key)
     for d in range(1, max_depth + 1):
         stats[:] = 0
         v, a = negamax(root, settings._replace(depth=d, deadline=deadline if d > 1 else 0.0), tables)

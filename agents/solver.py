@@ -408,6 +408,9 @@ def _build_solver(kernel, locate):
     still make on top of the stores' difference, or -1)."""
     k = inline_kernel(kernel) if INLINE_KERNEL else kernel
     legal_mask, apply, current_player, scores, plies = k.legal_mask, k.apply, k.current_player, k.scores, k.plies
+    # The move searched next is played by a call, not compiled in: once a node, against a move
+    # per child in ``enter`` (inlined), and each inlined copy of the rules adds to the compile.
+    play_move = kernel.apply
     locate = njit(inline="always")(getattr(locate, "py_func", locate))
 
     @njit(inline="always")
@@ -626,7 +629,7 @@ def _build_solver(kernel, locate):
                     a = line.moves[d, i]
                     child = line.states[d + 1]
                     copy_into(child, line.states[d])
-                    apply(child, params, a)
+                    play_move(child, params, a)
                     cp = current_player(child, params)
                     same = cp == line.player[d]
                     line.same[d] = same
@@ -663,7 +666,7 @@ def _build_solver(kernel, locate):
                 line.next_move[d] += 1
                 phase = NEXT
 
-    return cached_njit(search, nogil=True)  # on disk: a new process loads it instead of compiling
+    return cached_njit(search, what="the solver's search", nogil=True)  # on disk: a new process loads it instead of compiling
 
 
 # -- the driver ---------------------------------------------------------------------------

@@ -23,6 +23,9 @@ Figures (each measured several times after a warm-up; the reported value is the 
   ppo_selfplay  MaskablePPO on ``SelfPlayVecEnv`` against the same learner on a no-logic
                 env, alternated rounds, steps/s and ratios (wall and CPU time)
   cold_start    a new process to its first search move, warm and empty numba caches, s
+  first_use     each family's first use and the first small solve, CPU seconds from empty caches
+                and warm: read from ``benchmarks/first_use.py``'s results file (it takes minutes
+                from empty caches); ``--first-use`` reruns it first
   mcts          our MCTS (``mancala_envs.agents.mcts``, UCT with random rollouts) from the start of
                 kalah-v0, simulations/s, one core; ``mcts_by_id`` for every id
   openspiel_mcts  OpenSpiel's C++ ``MCTSBot`` (one random rollout per simulation) from
@@ -355,6 +358,24 @@ def bench_cold_start(repeats: int) -> dict[str, Any]:
     out["value"] = max(a["warm"]["launch_to_move_seconds"] for a in out["agents"].values())
     out["unit"] = "s"
     return out
+
+
+FIRST_USE_FILE = ROOT / "benchmarks" / "results" / "first_use.json"
+
+
+def first_use_figure(path: Path = FIRST_USE_FILE) -> dict[str, Any]:
+    """The CPU seconds per case of ``benchmarks/first_use.py``'s last run, read from its file."""
+    if not path.exists():
+        return {"status": "not measured", "detail": "run python benchmarks/first_use.py"}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    cases = {}
+    for case in data["cases"]:
+        cold, warm = case["empty_caches"], case.get("warm") or {}
+        cases[case["case"]] = {"empty_caches_cpu_seconds": cold.get("cpu_seconds"),
+                               "warm_cpu_seconds": warm.get("cpu_seconds"),
+                               "target_cpu_seconds": case["target_cpu_seconds"], "met": case["met"]}
+    return {"status": "ok", "file": str(path.relative_to(ROOT)), "created": data.get("created"),
+            "commit": (data.get("provenance") or {}).get("commit"), "cases": cases}
 
 
 # -- (g), (h): the batched engine and self-play training -----------------------------------
@@ -977,6 +998,8 @@ def run(mode: str) -> dict[str, Any]:
     if plan["cold_start"] is not None:
         figures["cold_start"] = _guard(lambda: bench_cold_start(plan["cold_start"]))
 
+    figures["first_use"] = _guard(first_use_figure)
+
     def ok_value(fig: dict[str, Any]) -> float | None:
         return fig.get("value") if fig.get("status") == "ok" else None
 
@@ -1161,6 +1184,14 @@ def render(report: dict[str, Any]) -> str:
                          f"move {warm['first_move_seconds']:.2f} s; to the process's end "
                          f"{warm['process_seconds']:.2f} s; "
                          f"first ever, empty cache: {first['launch_to_move_seconds']:.1f} s)")
+    first = f.get("first_use", {})
+    if first.get("status") != "ok":
+        lines.append(f"{'(n) first use':<52} {first.get('status')}: {first.get('detail', '')}")
+    for case, one in first.get("cases", {}).items():
+        lines.append(f"{f'(n) first use, {case}: CPU from empty caches':<52} "
+                     f"{one['empty_caches_cpu_seconds']:8.1f} s  (warm {one['warm_cpu_seconds']:.1f} s; target "
+                     f"<= {one['target_cpu_seconds']:.0f} s: {'met' if one['met'] else 'missed'}; "
+                     f"{first['file']} of {first['created']})")
     r = report["ratios"]
     lines += [
         "",
@@ -1232,7 +1263,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="short run (10-14 minutes from an empty numba cache; the full run measures every card id and takes longer)")
     parser.add_argument("--smoke", action="store_true", help="tiny budgets: checks that every figure runs (tests)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON output (default {DEFAULT_OUT.relative_to(ROOT)})")
+    parser.add_argument("--first-use", action="store_true",
+                        help="rerun benchmarks/first_use.py first (minutes), else report its last results file")
     args = parser.parse_args(argv)
+    if args.first_use:
+        _bench_module("first_use").main([])
     report = run("smoke" if args.smoke else "quick" if args.quick else "full")
     print(render(report))
     write_json(report, args.out)

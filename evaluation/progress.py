@@ -9,6 +9,8 @@ an estimate of the time left, and what is being played now:
 
       tournament: 120/400 games (30%), 12.3 s, about 28.7 s left; greedy vs random
 
+The estimate of the time left leaves out the time spent compiling (``core.announce.compile_seconds``):
+a first use compiles once, and its seconds would otherwise weigh on every unit still to come.
 Output goes to stderr, so ``--json`` on stdout stays clean. ``Progress`` is a context
 manager; ``update(done, label)`` sets the count, ``advance(n, label)`` adds to it.
 """
@@ -18,6 +20,8 @@ from __future__ import annotations
 import sys
 import time
 from typing import IO
+
+from mancala_envs.core.announce import compile_seconds
 
 LINE_EVERY = 5.0  # seconds between progress lines when the output is not a terminal
 
@@ -33,6 +37,7 @@ class Progress:
         self.every = every
         self.done, self.label = 0, ""
         self.start = self._last_line = time.perf_counter()
+        self._compiling_at_start = compile_seconds()
         self._bar = self._rich_bar() if enabled and _is_terminal(self.stream) else None
 
     def _rich_bar(self):
@@ -69,7 +74,8 @@ class Progress:
         elapsed = time.perf_counter() - self.start
         text = f"{self.title}: {self.done}/{self.total} {self.unit} ({self.done / self.total:.0%}), {elapsed:.1f} s"
         if 0 < self.done < self.total:
-            text += f", about {elapsed * (self.total - self.done) / self.done:.1f} s left"
+            working = elapsed - (compile_seconds() - self._compiling_at_start)  # one-off compiles left out
+            text += f", about {max(working, 0.0) * (self.total - self.done) / self.done:.1f} s left"
         return text + (f"; {self.label}" if self.label else "")
 
     def _write_line(self) -> None:

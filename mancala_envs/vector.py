@@ -458,7 +458,7 @@ def _compile(kernel: Kernel, parallel: bool, fixed_params: tuple[int, ...] | Non
     # one region per game dealt in the serial part.
     threads = {"prange": True, "comprehension": False, "reduction": False, "inplace_binop": False, "setitem": False,
                "numpy": False, "stencil": False, "fusion": False} if parallel else False
-    return cached_njit(step, parallel=threads), cached_njit(reset_all), cached_njit(refill)
+    return cached_njit(step, what="the batched step", parallel=threads), cached_njit(reset_all), cached_njit(refill)
 
 
 def _entry_point(dispatcher) -> Any:

@@ -1,7 +1,8 @@
 """The measured-results pages, built from ``benchmarks/results/*.json`` and nothing else.
 
 * ``performance.md``: speed against the targets and the peers (``benchmarks/run.py``'s
-  ``latest.json``), the card games, first use (cold start), and every other speed file;
+  ``latest.json``), the card games, first use (cold start; ``benchmarks/first_use.py``'s
+  ``first_use.json``), and every other speed file;
 * ``solver.md``: the solved boards (``benchmarks/solve.py``'s ``solve*.json``), the solver's
   recorded tables (endgame databases, changes tried);
 * ``strength.md``: the agents' strength over opening suites (``benchmarks/strength.py``'s
@@ -48,6 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 PAGES = {"performance": "Performance", "solver": "Solver", "strength": "Strength"}
 RECORDED = "recorded-table-1"
+FIRST_USE = "first-use-1"  # benchmarks/first_use.py's schema
 BEGIN, END = "<!-- headline-results:begin -->", "<!-- headline-results:end -->"
 DOCS_LINK = "docs/{page}.md"  # where the README's rows point (the page's source path in the site)
 
@@ -69,10 +71,12 @@ def load_results(folder: Path = RESULTS) -> dict[str, dict]:
 
 
 def kind_of(data: dict) -> str:
-    """Which renderer reads ``data``: ``recorded``, ``speed``, ``boards``, ``midgame``, ``strength``
-    or ``other``."""
+    """Which renderer reads ``data``: ``recorded``, ``first_use``, ``speed``, ``boards``, ``midgame``,
+    ``strength`` or ``other``."""
     if data.get("schema") == RECORDED:
         return "recorded"
+    if data.get("schema") == FIRST_USE:
+        return "first_use"
     if "targets" in data and "figures" in data:
         return "speed"
     if "boards" in data:
@@ -85,7 +89,7 @@ def kind_of(data: dict) -> str:
 
 
 SETTING_ORDER = {"main": 0, "default": 1}  # strength.py's settings, in the order the page shows them
-PAGE_OF_KIND = {"speed": "performance", "boards": "solver", "midgame": "solver", "strength": "strength",
+PAGE_OF_KIND = {"speed": "performance", "first_use": "performance", "boards": "solver", "midgame": "solver", "strength": "strength",
                 "other": "performance"}
 
 
@@ -275,6 +279,32 @@ def cold_start_section(cold: dict) -> list[str]:
             md_table(["agent", "launch to move, warm caches", "import", "the move", "empty numba cache"], rows), ""]
 
 
+def first_use_section(name: str, data: dict) -> str:
+    """``benchmarks/first_use.py``: each case's CPU seconds from empty caches and warm, and where they went."""
+    rows, compiled = [], []
+    for case in data["cases"]:
+        cold, warm = case.get("empty_caches", {}), case.get("warm") or {}
+        verdict = {True: "met", False: "NOT met"}[bool(case.get("met"))]
+        rows.append([f"`{case['case']}`", seconds(cold.get("cpu_seconds")), seconds(cold.get("wall_seconds")),
+                     seconds(cold.get("compiled_total_seconds")), seconds(warm.get("cpu_seconds")),
+                     seconds(warm.get("wall_seconds")), f"{seconds(case.get('target_cpu_seconds'))}: {verdict}"])
+        for c in cold.get("top_compiled", [])[:3]:
+            compiled.append([f"`{case['case']}`", f"`{c['function']}`", seconds(c.get("own_seconds")),
+                             c.get("signatures")])
+    agents = ", ".join(f"`{a}`" for a in data.get("agents", []))
+    return "\n".join([
+        "## First use, per family", "", provenance(data, name), "",
+        f"One new process per case. A family: `make(ID)`, `reset`, a step, the first move of {agents}. "
+        f"`solve`: `mancala {data.get('solve', '')}`, its endgame database included. Empty caches: "
+        "`NUMBA_CACHE_DIR` and `MANCALA_ENVS_CACHE` in new empty folders; warm: the same again with "
+        "the caches that run filled. CPU: user + system time of the whole process; compiling: the CPU "
+        "time of numba's compiles in it.", "",
+        md_table(["case", "empty caches: CPU", "wall", "compiling", "warm: CPU", "wall", "target (CPU)"], rows), "",
+        "The costliest compiled functions of each case (CPU seconds of their own compile, without the "
+        "functions they compiled meanwhile; signatures compiled):", "",
+        md_table(["case", "function", "CPU", "signatures"], compiled), ""])
+
+
 # -- solver (benchmarks/solve.py) ------------------------------------------------------------
 def boards_section(name: str, data: dict) -> str:
     rows = []
@@ -364,7 +394,7 @@ def other_section(name: str, data: dict) -> str:
 
 
 RENDERERS: dict[str, Callable[[str, dict], str]] = {
-    "speed": speed_section, "boards": boards_section, "midgame": midgame_section,
+    "speed": speed_section, "first_use": first_use_section, "boards": boards_section, "midgame": midgame_section,
     "strength": strength_section, "recorded": recorded_section, "other": other_section}
 
 INTROS = {
@@ -388,6 +418,8 @@ def build_pages(results: dict[str, dict]) -> dict[str, str]:
             raise ResultsError(f"benchmarks/results/{name}: page {page!r} is not one of {sorted(PAGES)}")
         if kind in ("recorded", "other"):
             order = (1, data.get("order", 0), name)
+        elif kind == "first_use":  # after the speed figures
+            order = (0, len(SETTING_ORDER) + 1, name)
         else:  # the script files first; the main job's and the default setting's strength first
             order = (0, SETTING_ORDER.get(data.get("setting"), len(SETTING_ORDER)), name)
         sections[page].append((order, RENDERERS[kind](name, data)))

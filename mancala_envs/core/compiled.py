@@ -40,6 +40,11 @@ warmers and test workers compiling at once). Processes compiling the same loop w
 code. A code change leaves the old fingerprint's files behind, unused. Under
 ``NUMBA_DISABLE_JIT=1`` ``cached_njit`` returns the function itself.
 
+Before a loop compiles (its disk cache has no entry for the fingerprint and signature), one line on
+stderr says what compiles and for which game family (``core.announce``): ``what`` names the loop
+("the alpha-beta search"; a loop given none is not announced), the family comes from the game
+kernel the loop compiles in. A cache hit prints nothing.
+
 The cache is set up, and the fingerprint taken, when the loop is first loaded or compiled, not
 when ``cached_njit`` is called: a module that defines loops for many games (the move features,
 the learned evaluation) costs a process nothing for the loops it never calls.
@@ -55,6 +60,8 @@ import numpy as np
 from numba import config, njit
 from numba.core.caching import FunctionCache, IndexDataCacheFile, _Cache
 from numba.core.dispatcher import Dispatcher
+
+from . import announce
 
 __all__ = ["cached_njit", "fingerprint"]
 
@@ -140,6 +147,37 @@ class _FingerprintCache(FunctionCache):
         return (sig, codegen.magic_tuple(), (self._fingerprint,))
 
 
+GAMES_PACKAGE = "mancala_envs.games."
+
+
+def _families(value: Any, seen: set[int]) -> set[str]:
+    """The game families (modules of ``mancala_envs.games``) whose functions ``value`` compiles in."""
+    if id(value) in seen:
+        return set()
+    seen.add(id(value))
+    if isinstance(value, Dispatcher):
+        value = value.py_func
+    if isinstance(value, tuple):
+        return set().union(*(_families(v, seen) for v in value))
+    if not isinstance(value, types.FunctionType):
+        return set()
+    if value.__module__.startswith(GAMES_PACKAGE):
+        return {value.__module__[len(GAMES_PACKAGE):]}
+    used = [cell.cell_contents for cell in value.__closure__ or ()]
+    used += [value.__globals__[name] for name in sorted(_names_used(value.__code__)) if name in value.__globals__]
+    return set().union(*(_families(v, seen) for v in used))
+
+
+def subject(function: Callable, what: str | None) -> str | None:
+    """What the announcement of ``function``'s compile names: ``what`` and the game family it
+    compiles in; None (not announced) without ``what``: the loops a factory names are the long
+    compiles, the helpers beside them (a batch's reset, a feature pass) are short."""
+    if what is None:
+        return None
+    families = sorted(_families(getattr(function, "py_func", function), set()))
+    return f"{what} for {' and '.join(families)}" if families else what
+
+
 class _CacheOnFirstUse(_Cache):
     """A ``_FingerprintCache`` made when the dispatcher first loads or saves code.
 
@@ -150,10 +188,13 @@ class _CacheOnFirstUse(_Cache):
     evaluation's loops). Deferred, a process pays it only for what it runs.
     """
 
-    def __init__(self, py_func, options: dict[str, Any]):
+    def __init__(self, py_func, options: dict[str, Any], what: str | None):
         self._py_func = py_func
         self._options = options
+        self._what = what
         self._cache: _FingerprintCache | None = None
+        self._compile_started: float | None = None
+        self._subject: str | None = None
 
     def _made(self) -> _FingerprintCache:
         if self._cache is None:
@@ -165,10 +206,18 @@ class _CacheOnFirstUse(_Cache):
         return self._made().cache_path
 
     def load_overload(self, sig, target_context):
-        return self._made().load_overload(sig, target_context)
+        loaded = self._made().load_overload(sig, target_context)
+        if loaded is None:  # numba compiles it now (core.announce)
+            self._subject = subject(self._py_func, self._what)
+            if self._subject is not None:
+                self._compile_started = announce.compiling(self._subject)
+        return loaded
 
     def save_overload(self, sig, data):
         self._made().save_overload(sig, data)
+        if self._compile_started is not None:
+            announce.compiled(self._subject, self._compile_started)
+            self._compile_started = None
 
     def enable(self):
         self._made().enable()
@@ -183,10 +232,13 @@ class _CacheOnFirstUse(_Cache):
         return self._made()._index_key(sig, codegen)
 
 
-def cached_njit(function: Callable, **options: Any) -> Callable:
-    """``njit(**options)(function)``, cached on disk by fingerprint (see the module docstring)."""
+def cached_njit(function: Callable | None = None, *, what: str | None = None, **options: Any) -> Callable:
+    """``njit(**options)(function)``, cached on disk by fingerprint, its compile announced as
+    ``what`` (see the module docstring). Also a decorator with arguments: ``@cached_njit(what=...)``."""
+    if function is None:
+        return lambda f: cached_njit(f, what=what, **options)
     dispatcher = njit(**options)(function)
     if config.DISABLE_JIT:
         return dispatcher
-    dispatcher._cache = _CacheOnFirstUse(function, options)
+    dispatcher._cache = _CacheOnFirstUse(function, options, what)
     return dispatcher

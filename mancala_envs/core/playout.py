@@ -388,7 +388,7 @@ def _build_playout(kernel, legal_bits, check: bool, fixed_params: tuple[int, ...
                 return
             _count_length(counts, game, length)
 
-    return cached_njit(playout_loop)
+    return cached_njit(playout_loop, what="the random playouts")
 
 
 # -- Python side ------------------------------------------------------------------------------

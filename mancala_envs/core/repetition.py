@@ -333,7 +333,7 @@ def repeats_exactly(state, params, rep, cap, j, restore_snapshot, play, same_pos
     scratch = state.copy()
     restore_snapshot(scratch, params)
     for i in range(1, j + 1):
-        play(scratch, params, rep_action(state, rep, cap, i))
+        play(scratch, params, np.int64(rep_action(state, rep, cap, i)))  # the action type of apply: one compile of play
     return same_position(scratch, state, params)
 
 

@@ -718,8 +718,8 @@ def legal_mask(state, params, mask):
 
 @njit(cache=True)
 def apply(state, params, action):
-    captured = _play(state, params, action)
-    _record(state, params, action, captured)
+    captured = _play(state, params, np.int64(action))  # one action type: _play compiles once per params type
+    _record(state, params, np.int64(action), captured)
 
 
 @njit(cache=True)

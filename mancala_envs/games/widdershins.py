@@ -686,9 +686,9 @@ def legal_mask(state, params, mask):
 
 @njit(cache=True)
 def apply(state, params, action):
-    captured = _play(state, params, action)
+    captured = _play(state, params, np.int64(action))  # one action type: _play compiles once per params type
     if params[P_ENDING] == ENDING_GERING:
-        _record(state, params, action, captured)
+        _record(state, params, np.int64(action), captured)
 
 
 @njit(cache=True)

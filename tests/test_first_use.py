@@ -1,0 +1,114 @@
+"""First use: a compile or a database build is announced on stderr once; a cache hit says nothing.
+
+``core.announce`` prints the line, ``core.compiled`` calls it when a loop's disk cache has no
+entry, ``agents.endgame`` when it builds a database. Each process here gets its own empty
+caches (``NUMBA_CACHE_DIR``, ``MANCALA_ENVS_CACHE``). The speed of a first use is measured by
+``benchmarks/first_use.py``, never asserted here.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from numba import config
+
+from mancala_envs.core import announce
+from mancala_envs.core.compiled import subject
+from mancala_envs.evaluation.progress import Progress
+
+needs_jit = pytest.mark.skipif(config.DISABLE_JIT, reason="nothing is compiled under NUMBA_DISABLE_JIT")
+
+_TINY_LOOP = textwrap.dedent("""
+    import numpy as np
+    from mancala_envs.core.compiled import cached_njit
+    from mancala_envs.core.inline import inline_kernel
+    import mancala_envs
+
+    game = mancala_envs.make_game("kalah-v0")
+    player = inline_kernel(game.kernel).current_player
+
+    def to_move(state, params):
+        return player(state, params)
+
+    loop = cached_njit(to_move, what="a tiny loop")
+    print(loop(game.new_state(0).array, np.asarray(game.params, np.int64)))
+""")
+
+
+def _run(args: list[str], tmp_path, **kwargs) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "MANCALA_ENVS_CACHE": str(tmp_path / "data")}
+    return subprocess.run(args, env=env, capture_output=True, text=True, check=True, **kwargs)
+
+
+def _announced(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith(announce.PREFIX)]
+
+
+@needs_jit
+def test_a_compile_is_announced_once_with_its_game_and_a_cache_hit_says_nothing(tmp_path):
+    script = tmp_path / "tiny_loop.py"  # numba caches functions of files only
+    script.write_text(_TINY_LOOP, encoding="utf-8")
+    first = _run([sys.executable, str(script)], tmp_path)
+    assert first.stdout.strip() == "0"
+    assert _announced(first.stderr) == [f"{announce.PREFIX}compiling a tiny loop for kalah (first use; cached after)"]
+    again = _run([sys.executable, str(script)], tmp_path)
+    assert again.stdout.strip() == "0"
+    assert _announced(again.stderr) == []
+
+
+def test_the_subject_names_the_game_family_compiled_in():
+    from mancala_envs.games import rondell
+    from mancala_envs.core.inline import inlined
+
+    apply = inlined(rondell.apply)
+
+    def loop(state, params):
+        apply(state, params, 0)
+
+    def helper(x):
+        return x
+
+    assert subject(loop, "the loop") == "the loop for rondell"
+    assert subject(helper, "a helper") == "a helper"
+    assert subject(loop, None) is None  # a loop its factory does not name is not announced
+
+
+def test_estimates_say_roughly_how_long_and_short_compiles_stay_quiet(monkeypatch, capsys):
+    monkeypatch.setattr(announce, "_estimates", {"the long loop": 12.4, "the short loop": 0.5})
+    monkeypatch.setattr(announce, "_said", set())
+    announce.compiling("the long loop")
+    announce.compiling("the long loop")  # once per process
+    announce.compiling("the short loop")
+    announce.compiling("the unmeasured loop")
+    assert capsys.readouterr().err.splitlines() == [
+        f"{announce.PREFIX}compiling the long loop (first use; cached after, about 12 s)",
+        f"{announce.PREFIX}compiling the unmeasured loop (first use; cached after)",
+    ]
+
+
+def test_the_time_left_leaves_out_compiling(monkeypatch):
+    clock = {"now": 100.0, "compiling": 5.0}
+    monkeypatch.setattr("mancala_envs.evaluation.progress.time.perf_counter", lambda: clock["now"])
+    monkeypatch.setattr("mancala_envs.evaluation.progress.compile_seconds", lambda: clock["compiling"])
+    progress = Progress(10, enabled=False)
+    clock["now"], clock["compiling"] = 130.0, 25.0  # 30 s for the first game, 20 of them compiling
+    progress.update(1)
+    assert "about 90.0 s left" in progress.line()  # 10 s a game, not 30
+
+
+@needs_jit
+@pytest.mark.slow
+def test_solve_from_empty_caches_says_what_it_compiles_and_builds(tmp_path):
+    done = _run([sys.executable, "-m", "mancala_envs.cli", "solve", "kalah-v0", "pits=2", "seeds=1", "--quiet"],
+                tmp_path, timeout=900)
+    lines = _announced(done.stderr)
+    assert any(line.startswith(f"{announce.PREFIX}compiling the solver's search for kalah (first use") for line in lines)
+    assert any(line.startswith(f"{announce.PREFIX}building the endgame database for kalah with 2 pits") for line in lines)
+    assert len(lines) == len(set(lines))
+    again = _run([sys.executable, "-m", "mancala_envs.cli", "solve", "kalah-v0", "pits=2", "seeds=1", "--quiet"],
+                 tmp_path, timeout=900)
+    assert _announced(again.stderr) == []
