@@ -27,7 +27,8 @@ if [ "${WARM:-0}" = "1" ]; then
     .venv/bin/python - <<'PY'
 import mancala_envs
 from mancala_envs.agents.specs import make_agent
-for env_id in ("kalah-v0", "afrika-v0", "progressive-v0", "rondell-v0", "widdershins-v0"):
+from mancala_envs.registry import main_ids
+for env_id in main_ids():
     state = mancala_envs.make_game(env_id).new_state(0)
     for spec in ("alphabeta:depth=1", "mcts:sims=2"):
         make_agent(spec, seed=0).act(state)

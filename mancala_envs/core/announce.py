@@ -33,7 +33,7 @@ __all__ = ["announce", "compile_seconds", "compiled", "compiling", "estimates", 
 
 PREFIX = "mancala_envs: "
 ESTIMATES_FILE = Path(__file__).with_name("compile_seconds.json")
-QUIET_BELOW_SECONDS = 2.0  # the "a wait of more than about 2 s is announced"
+QUIET_BELOW_SECONDS = 2.0  # shorter waits go unannounced: a line for every small compile would be noise
 
 _said: set[str] = set()
 _measured: dict[str, float] = {}
