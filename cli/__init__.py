@@ -11,8 +11,9 @@ One module per subcommand; each has ``add_parser(subparsers)`` and ``run(args)``
                                                   replay a text record in the game's notation
                                                   (Afrika: "1. e G 2. h H ..."); checks counts
     mancala replay FILE [--json]                  replay a JSON record (records.save_json) of any game
-    mancala replay ... --gif OUT.gif [--fps F] [--frames DIR]
-                                                  also draw it: an animated GIF, PNG frames
+    mancala replay ... --gif OUT.gif [--fps F] [--frames DIR] [--svg OUT.svg]
+                                                  also draw it: an animated GIF, PNG frames, an
+                                                  animated SVG
     mancala play ID [key=value ...] [--opponent SPEC] [--seat 0|1|random] [--window] ...
                                                   play against an agent (mancala_envs.cli.play_session)
     mancala tournament ID --agents SPEC ... [--games N]

@@ -5,6 +5,8 @@
     mancala replay FILE [--json]                      a JSON record (records.save_json) of any game
     mancala replay ... --gif OUT.gif [--fps F] [--frames DIR]
                                                       also draw it: an animated GIF, PNG frames
+    mancala replay ... --svg OUT.svg [--fps F]        an animated SVG (no pygame needed): every
+                                                      position in turn, last moves ringed, looping
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from mancala_envs.notation import count_mismatches, parse
 from mancala_envs.records import load_json
 from mancala_envs.registry import make_game_from_args
 from mancala_envs.render import frames_of_game, save_frames, save_gif
+from mancala_envs.render.svg import save_animated_svg
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -30,7 +33,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print plies, scores, result, margin, terminal, mismatches as JSON")
     p.add_argument("--gif", metavar="OUT.gif", help="draw the game as an animated GIF (needs the render extra)")
     p.add_argument("--frames", metavar="DIR", help="draw every position as DIR/frame-000.png, frame-001.png, ...")
-    p.add_argument("--fps", type=float, default=2.0, help="GIF frames per second (default 2)")
+    p.add_argument("--svg", metavar="OUT.svg", help="draw the game as an animated SVG (no extra needed)")
+    p.add_argument("--fps", type=float, default=2.0, help="GIF and SVG frames per second (default 2)")
     p.set_defaults(func=run)
     return p
 
@@ -55,14 +59,20 @@ def _replay_summary(game, state) -> dict:
 
 
 def _write_pictures(args: argparse.Namespace, game, actions, seed) -> dict:
-    """The GIF (``--gif``) and PNG frames (``--frames``) of a replayed game; what was written."""
+    """The GIF (``--gif``), PNG frames (``--frames``) and animated SVG (``--svg``) of a replayed
+    game; what was written."""
     gif, folder = args.gif, args.frames
-    if not gif and not folder:
+    if not gif and not folder and not args.svg:
         return {}
     if not args.fps > 0:
         raise MancalaError(f"--fps must be > 0, got {args.fps}")
-    frames = frames_of_game(game, actions, seed)
     written = {}
+    if args.svg:
+        save_animated_svg(game, actions, args.svg, seed, fps=args.fps)
+        written["svg"] = args.svg
+    if not gif and not folder:
+        return written
+    frames = frames_of_game(game, actions, seed)
     if gif:
         save_gif(frames, gif, fps=args.fps)
         written["gif"] = gif
@@ -142,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         result = summary["result"]
         print("result: " + ("game not over" if result is None else result))
     print(f"plies: {state.plies}")
-    for key in ("gif", "frames"):
+    for key in ("gif", "frames", "svg"):
         if key in summary:
             print(f"wrote {summary[key]} ({len(actions) + 1} frames)")
     if not state.is_terminal():

@@ -247,6 +247,14 @@ class MancalaAEC(AECEnv):
         if self._painter is not None:
             self._painter.close()
 
+    def _repr_svg_(self) -> str | None:
+        """How a notebook shows the env: the position as SVG (no pygame needed), the last move
+        ringed when the env draws pictures (it remembers moves only then); None before reset."""
+        state = getattr(self, "game_state", None)
+        if state is None:
+            return None
+        return state.to_svg(self._painter.last if self._painter is not None else None)
+
     # -- cloning ------------------------------------------------------------------------------
     def __getstate__(self) -> dict:
         return dict(self.__dict__)
@@ -345,6 +353,9 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     @property
     def infos(self) -> dict:
         return self._inner("infos").infos
+
+    def _repr_svg_(self) -> str | None:
+        return self.unwrapped._repr_svg_()
 
     @property
     def _cumulative_rewards(self) -> dict:

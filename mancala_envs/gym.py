@@ -274,6 +274,11 @@ class MancalaGymEnv(gymnasium.Env):
             self._painter.close()
         super().close()
 
+    def _repr_svg_(self) -> str:
+        """How a notebook shows the env (``env.unwrapped`` under Gymnasium's wrappers): the
+        position as SVG, the last move ringed when the env draws pictures."""
+        return self.state.to_svg(self._painter.last if self._painter is not None else None)
+
     # -- helpers -------------------------------------------------------------------------------
     def _truncated(self) -> bool:
         return self.state.is_truncated()

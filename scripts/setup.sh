@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create ./.venv (once) and install mancala-envs into it, editable, with the given extras.
-#   bash scripts/setup.sh            # all extras: train, test, bench, render, docs, examples, ray
+#   bash scripts/setup.sh            # all extras: train, test, bench, render, web, docs, examples, ray
 #   bash scripts/setup.sh train      # what the main job needs
 #   bash scripts/setup.sh render     # pictures, mancala play --window, replay --gif
 #   WARM=1 bash scripts/setup.sh train   # then compile the searches of every game family once
@@ -10,7 +10,7 @@
 # pins), so every set of extras runs on the version set the test suite runs on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-extras="${1:-train,test,bench,render,docs,examples,ray}"
+extras="${1:-train,test,bench,render,web,docs,examples,ray}"
 python="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv

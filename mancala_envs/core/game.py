@@ -39,6 +39,7 @@ from .checks import checked_action, checked_seed, is_integer
 from .errors import IllegalActionError, InvalidStateError
 from .jit_helpers import copy_into, hash_state
 from .options import Option, resolve_options
+from ..render.svg import save_svg as write_svg, state_svg
 
 
 @njit(cache=True)
@@ -581,6 +582,20 @@ class State:
             twin._mask[:] = self._mask
             twin._mask_valid = True
         return twin
+
+    # -- pictures: the raster frames' layout, colours and last-move ring, as SVG (no pygame) -----
+    def to_svg(self, last=None, near_seat: int | None = None) -> str:
+        """This position as an SVG document (``mancala_envs.render.svg.state_svg``); ``last`` is a
+        ``render.LastMove`` to ring, ``near_seat`` the seat drawn nearest on a two-row board."""
+        return state_svg(self, last, near_seat)
+
+    def save_svg(self, path, last=None, near_seat: int | None = None) -> None:
+        """``to_svg()`` written to ``path`` (atomically)."""
+        write_svg(self.to_svg(last, near_seat), path)
+
+    def _repr_svg_(self) -> str:
+        """How a notebook (IPython, Jupyter) shows a position."""
+        return self.to_svg()
 
     def __copy__(self) -> "State":
         return self.clone()
