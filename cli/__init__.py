@@ -16,6 +16,8 @@ One module per subcommand; each has ``add_parser(subparsers)`` and ``run(args)``
                                                   animated SVG
     mancala play ID [key=value ...] [--opponent SPEC] [--seat 0|1|random] [--window] ...
                                                   play against an agent (mancala_envs.cli.play_session)
+    mancala serve [--port P] [--host H] [--opponent SPEC]
+                                                  play in a browser (mancala_envs.cli.web_app), on 127.0.0.1
     mancala tournament ID --agents SPEC ... [--games N]
                                                   round robin with Elo ratings (mancala_envs.evaluation.tournament)
     mancala solve ID [key=value ...] [--json]     exact value and best move of the start position
@@ -42,10 +44,10 @@ from mancala_envs.core.errors import MancalaError
 from .arguments import CommandParser
 from . import eval as eval_command
 from . import list as list_command
-from . import match, play, replay, show, solve, tournament, train
+from . import match, play, replay, serve, show, solve, tournament, train
 
 # In the order `mancala --help` lists them.
-SUBCOMMANDS = (list_command, show, match, replay, tournament, solve, play, train, eval_command)
+SUBCOMMANDS = (list_command, show, match, replay, tournament, solve, play, serve, train, eval_command)
 
 
 def build_parser() -> argparse.ArgumentParser:

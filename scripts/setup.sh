@@ -21,6 +21,21 @@ case ",$extras," in
 esac
 "${pip[@]}" -e ".[$extras]"
 echo "setup: .venv ready with extras [$extras]" >&2
+case ",$extras," in
+    *,test,*|*,web,*)
+        # the browser tests of mancala serve drive Debian's headless Chromium through its chromedriver
+        # (tests/test_serve_browser.py); no browser is ever downloaded by pip or a driver manager
+        if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
+            :
+        elif [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+            echo "setup: installing chromium and chromium-driver with apt-get (the browser tests)" >&2
+            { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } \
+                || echo "setup: apt-get could not install chromium; the browser tests will be skipped" >&2
+        else
+            echo "setup: the browser tests need chromium and chromium-driver (Debian: sudo apt-get install chromium chromium-driver); without them they are skipped" >&2
+        fi
+        ;;
+esac
 if [ "${WARM:-0}" = "1" ]; then
     # the first move of alpha-beta and MCTS on each family's main id compiles both loops and the
     # kernel; each compile announces itself on stderr (mancala_envs.core.announce)
