@@ -199,8 +199,11 @@ class WebGame:
             s0, s1 = state.scores()
             return {"exact": True, "value": s0 - s1, "text": f"the game is over: {s0 - s1:+d} for player_0"}
         if self.table is None:
+            # compile (or load from numba's disk cache) the search before the clock starts
+            solve(state.clone(), table=SolverTable(1 << 12), endgame=None, time_limit=1e-3)
             self.table = SolverTable(ORACLE_TABLE)
-        result = solve(state.clone(), table=self.table, time_limit=ORACLE_SECONDS)
+        # no endgame database: building one would not fit in the time the page waits
+        result = solve(state.clone(), table=self.table, time_limit=ORACLE_SECONDS, endgame=None)
         game = state.game
         if result.exact:
             best = game.action_to_string(state, result.best_action) if result.best_action >= 0 else "?"
