@@ -15,6 +15,7 @@ request                    what it does (every answer but ``/api/record`` is a g
                            ``{action}`` (a button); then the agent replies until it is the
                            human's turn again or the game is over
 ``POST /api/undo``         back to the human's previous turn
+``POST /api/hint``         the hint agent's move (one second of alpha-beta), ringed in green
 ``GET /api/record``        the game so far as a JSON record (``mancala_envs.records``)
 ``POST /api/load``         ``{record}``: a saved record, to step through
 ``POST /api/step``         ``{index}``: show that position of the loaded record
@@ -47,7 +48,7 @@ from mancala_envs.render import describe_move
 from mancala_envs.render.picture import view_of
 from mancala_envs.render.svg import state_svg
 
-from mancala_envs.agents.solver import SolverTable, solve
+from mancala_envs.agents.solver import INF, SolverTable, solve
 from mancala_envs.agents.specs import make_agent
 from .play_session import DEFAULT_HINT, PlaySession
 
@@ -75,6 +76,7 @@ class WebGame:
         self.index = 0
         self.message = ""
         self.table: SolverTable | None = None
+        self.hint: int | None = None  # the hint agent's move, ringed in green until the position changes
 
     # -- the position shown -----------------------------------------------------------------
     def shown(self):
@@ -102,7 +104,8 @@ class WebGame:
         seat = session.seat
         out = {
             "env_id": game.env_id,
-            "svg": state_svg(state, last, near_seat=seat, legal_cells=sorted(cells), clickable=True),
+            "svg": state_svg(state, last, near_seat=seat, hint=self.hint if human_turn else None,
+                             legal_cells=sorted(cells), clickable=True),
             "buttons": buttons,
             "legal": moves,
             "status": game.status_text(state),
@@ -160,6 +163,7 @@ class WebGame:
         if not session.human_to_move:
             raise IllegalActionError("it is not your turn")
         name = session.play(action)
+        self.hint = None
         self.message = f"you played {name}"
         self.agent_replies()
 
@@ -174,7 +178,15 @@ class WebGame:
     def undo(self) -> None:
         if self.review is not None:
             raise BadRequest("a saved record is on the board; there is nothing to undo")
+        self.hint = None
         self.message = "took back your last move" if self.session.undo() else "nothing to undo"
+
+    def suggest(self) -> None:
+        """Ring the hint agent's move (``play_session.DEFAULT_HINT``) for the human."""
+        if self.review is not None:
+            raise BadRequest("a saved record is on the board; hints are for your own game")
+        self.hint, name = self.session.hint()
+        self.message = f"hint ({DEFAULT_HINT}): {name}"
 
     def load(self, record: GameRecord) -> None:
         positions = record.replay()
@@ -212,9 +224,11 @@ class WebGame:
             return {"exact": True, "value": result.value, "best": best, "text": text}
         sign = 1 if state.current_player == 0 else -1
         low, high = sorted((sign * result.lower, sign * result.upper))
-        text = (f"the oracle needs more than {ORACLE_SECONDS:g} s here; it proved a value between {low:+d} and "
-                f"{high:+d} for player_0")
-        return {"exact": False, "lower": low, "upper": high, "text": text}
+        text = f"the oracle needs more than {ORACLE_SECONDS:g} s here"
+        if -INF < low and high < INF:
+            text += f"; it proved a value between {low:+d} and {high:+d} for player_0"
+        return {"exact": False, "lower": low if low > -INF else None, "upper": high if high < INF else None,
+                "text": text}
 
 
 def _near_cells(state, seat: int) -> set:
@@ -358,6 +372,12 @@ def create_app(default_opponent: str = "alphabeta:depth=4", default_env: str = "
     def step():
         game = current()
         game.step(body().get("index"))
+        return flask.jsonify(game.view())
+
+    @app.post("/api/hint")
+    def hint():
+        game = current()
+        game.suggest()
         return flask.jsonify(game.view())
 
     @app.post("/api/evaluate")

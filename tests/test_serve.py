@@ -78,6 +78,20 @@ def test_a_move_gets_the_agents_reply_and_undo_takes_both_back(client):
     assert view["moves"] == [] and view["plies"] == 0
 
 
+@pytest.mark.slow  # one second of alpha-beta, compiled on first use
+def test_a_hint_rings_a_legal_move_in_green(client):
+    from mancala_envs.render.picture import HINT_COLOUR
+
+    ring = 'stroke="#%02x%02x%02x" stroke-width="4"' % HINT_COLOUR
+    view = start(client, options={"pits": 3, "seeds": 2})
+    assert ring not in view["svg"]
+    view = client.post("/api/hint").json
+    assert ring in view["svg"] and view["message"].startswith("hint (")
+    assert view["message"].rsplit(": ", 1)[1] in {m["name"] for m in view["legal"]}
+    view = client.post("/api/move", json={"action": view["legal"][0]["action"]}).json
+    assert ring not in view["svg"]  # a hint lasts until the position changes
+
+
 def test_the_agent_moves_first_when_the_human_takes_seat_1(client):
     view = start(client, seat=1)
     assert view["your_turn"] and view["moves"][0]["player"] == 0

@@ -67,6 +67,7 @@ function show(next) {
     $("ply").textContent = `ply ${view.index} of ${view.length}`;
   }
   $("undo").disabled = view.review;
+  $("hint").disabled = view.review || !view.your_turn;
   $("evaluation").textContent = "";
 }
 
@@ -119,6 +120,10 @@ async function start() {
   });
   $("board").addEventListener("click", onBoardClick);
   $("undo").addEventListener("click", () => act("POST", "/api/undo"));
+  $("hint").addEventListener("click", () => {
+    say("the hint agent is thinking...", false);
+    act("POST", "/api/hint");
+  });
   $("evaluate").addEventListener("click", async () => {
     $("evaluation").textContent = "the oracle is thinking...";
     try {

@@ -1,6 +1,11 @@
-"""Pictures of every game: frames as numpy arrays, a window, GIFs of recorded games.
+"""Pictures of every game: SVG, frames as numpy arrays, a window, GIFs of recorded games.
 
-pygame is an optional dependency: the ``render`` extra (``bash scripts/setup.sh render`` in a
+One description of the picture, ``render.picture`` (every position, size and colour, the
+last-move ring), is painted twice: as SVG by ``render.svg`` (pure Python: ``State.to_svg``,
+``_repr_svg_`` in notebooks, animated replays) and with pygame by ``render.draw`` (the frames,
+the window). The SVG needs nothing beyond the package.
+
+pygame is an optional dependency of the raster pictures: the ``render`` extra (``bash scripts/setup.sh render`` in a
 clone; ``core.extras.install_command`` names the command that fits the install), which also
 brings pillow for GIF and PNG files. It is imported here lazily, only when a picture is asked
 for: the rules modules and the envs never import it, and the package works without it.
