@@ -7,8 +7,8 @@ build step, nothing fetched from elsewhere) talks to this JSON API:
 request                    what it does (every answer but ``/api/record`` is a game's view)
 =========================  ===================================================================
 ``GET /api/games``         the registered ids, their descriptions, the default opponent
-``POST /api/new``          ``{env_id, opponent, seat, seed, options}``: a new game; the agent
-                           plays first if it is to move
+``POST /api/new``          ``{env_id, opponent, seat, seed, options}``: a new game (options an
+                           object, or ``"pits=4 seeds=3"``); the agent plays first if it is to move
 ``GET /api/state``         the game of this browser session
 ``POST /api/move``         ``{cell, side}`` (a click on a cell: ``side`` is the half clicked,
                            ``"left"``/``"right"``, for a cell with a move each way) or
@@ -43,7 +43,7 @@ from typing import Any
 from mancala_envs.core.errors import IllegalActionError, MancalaError, RecordError
 from mancala_envs.core.extras import require_extra
 from mancala_envs.records import GameRecord
-from mancala_envs.registry import get_entry, list_envs, make_game
+from mancala_envs.registry import get_entry, list_envs, make_game, parse_options
 from mancala_envs.render import describe_move
 from mancala_envs.render.picture import view_of
 from mancala_envs.render.svg import state_svg
@@ -244,8 +244,10 @@ def new_game(payload: dict, default_opponent: str) -> WebGame:
     if not isinstance(env_id, str):
         raise BadRequest(f"env_id must be a string such as 'kalah-v0', got {env_id!r}")
     options = payload.get("options") or {}
+    if isinstance(options, str):  # the page's words, as on the command line: "pits=4 seeds=3"
+        options = parse_options(env_id, options.split())
     if not isinstance(options, dict):
-        raise BadRequest(f"options must be an object of option names and values, got {options!r}")
+        raise BadRequest(f"options must be 'key=value ...' or an object of option names and values, got {options!r}")
     seat = payload.get("seat", 0)
     if seat in ("0", "1"):
         seat = int(seat)

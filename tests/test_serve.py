@@ -50,6 +50,8 @@ def refused(answer, *words: str) -> str:
 def test_bad_ids_specs_seats_and_bodies_get_the_packages_errors(client):
     refused(client.post("/api/new", json={"env_id": "kalah-v9"}), "unknown env id 'kalah-v9'", "kalah-v0")
     refused(client.post("/api/new", json={"env_id": "kalah-v0", "options": {"pits": 99}}), "pits")
+    refused(client.post("/api/new", json={"env_id": "kalah-v0", "options": "pits=x"}), "pits")
+    refused(client.post("/api/new", json={"env_id": "kalah-v0", "options": "colour=red"}), "colour")
     refused(client.post("/api/new", json={"opponent": "bogus"}), "unknown agent 'bogus'", "alphabeta")
     refused(client.post("/api/new", json={"opponent": "human"}), "opponent must be an agent spec")
     refused(client.post("/api/new", json={"seat": 2}), "seat must be 0 or 1, got 2")
@@ -90,6 +92,11 @@ def test_a_hint_rings_a_legal_move_in_green(client):
     assert view["message"].rsplit(": ", 1)[1] in {m["name"] for m in view["legal"]}
     view = client.post("/api/move", json={"action": view["legal"][0]["action"]}).json
     assert ring not in view["svg"]  # a hint lasts until the position changes
+
+
+def test_options_come_as_words_or_an_object(client):
+    assert start(client, options="pits=4 seeds=3")["legal"][-1]["action"] == 3
+    assert len(start(client, options={"pits": 5})["legal"]) == 5
 
 
 def test_the_agent_moves_first_when_the_human_takes_seat_1(client):

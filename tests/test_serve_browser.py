@@ -16,23 +16,29 @@ import threading
 
 import pytest
 
-flask = pytest.importorskip("flask", reason="the web extra (Flask) is not installed: bash scripts/setup.sh web")
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed: bash scripts/setup.sh test")
 
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+def missing(reason: str) -> None:
+    """Skip the module saying what is missing; under ``CI=true`` the browser tests must run."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason + ": under CI=true the browser tests must run", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+try:
+    import flask  # noqa: F401
+    from selenium import webdriver
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError as err:
+    missing(f"{err.name} is not installed (bash scripts/setup.sh test,web)")
 
 from mancala_envs.cli.serve import make_server  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
-MISSING = ("the browser tests need Debian's chromium and chromium-driver "
-           "(apt-get install chromium chromium-driver; scripts/setup.sh does it as root)")
-
 if not (CHROMIUM and CHROMEDRIVER):
-    if os.environ.get("CI") == "true":
-        pytest.fail(MISSING + ": under CI=true they must run", pytrace=False)
-    pytest.skip(MISSING, allow_module_level=True)
+    missing("the browser tests need Debian's chromium and chromium-driver "
+            "(apt-get install chromium chromium-driver; scripts/setup.sh does it as root)")
 
 WAIT = 30  # seconds a step may take: the first agent move of a process compiles its kernels
 
@@ -102,6 +108,8 @@ def test_a_move_and_the_agents_reply_appear_on_the_board(browser, server):
     board = browser.find_element(By.ID, "board")
     assert re.search(r"ply [2-9]", board.get_attribute("innerHTML"))  # the board is the new position
     assert "greedy played" in browser.find_element(By.ID, "message").text
+    reply = listed[-1].rsplit(": ", 1)[1]  # the agent's last move, ringed and named under the board
+    assert f"last move: player_1 (North) played {reply}" in board.get_attribute("innerHTML")
     # Undo goes back to the human's turn before the move
     browser.find_element(By.ID, "undo").click()
     wait.until(lambda d: moves_listed(d) == [])

@@ -113,6 +113,7 @@ async function start() {
     const seed = $("seed").value.trim();
     act("POST", "/api/new", {
       env_id: select.value,
+      options: $("options").value.trim(),
       opponent: $("opponent").value.trim(),
       seat: Number($("seat").value),
       seed: seed === "" ? null : /^\d+$/.test(seed) ? Number(seed) : seed,
