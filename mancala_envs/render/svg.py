@@ -32,6 +32,7 @@ from .picture import BoardLayout, card_face, draw_picture
 FONT_FAMILY = "'FreeSans', 'Liberation Sans', Arial, Helvetica, sans-serif"
 FONT_SCALE = 0.6875  # a pygame font of size N is N * 0.6875 pixels high (pygame's default font)
 LINE_HEIGHT = 1.1  # a line's box, in font pixels
+CENTRE_TO_BASELINE = 0.36  # from the middle of a line of digits and capitals down to its baseline, in font pixels
 
 # advance widths in ems of a Helvetica-like face; other characters count as AVERAGE_WIDTH
 _NARROW, _WIDE = "ijlI.,:;'|!()[]{} ", "mwMW@%"
@@ -116,7 +117,8 @@ class SvgCanvas:
         weight = ' font-weight="bold"' if bold else ""
         x, anchor = {"left": (box.x, ' text-anchor="start"'), "right": (box.right, ' text-anchor="end"')}.get(
             align, (box.x + box.w / 2, ""))
-        self.parts.append(f'<text x="{_num(x)}" y="{_num(box.y + box.h / 2)}"{anchor} font-size="{_num(pixels)}"'
+        baseline = box.y + box.h / 2 + CENTRE_TO_BASELINE * pixels  # no dominant-baseline: not every renderer has it
+        self.parts.append(f'<text x="{_num(x)}" y="{_num(baseline)}"{anchor} font-size="{_num(pixels)}"'
                           f'{weight} fill="{_colour(colour)}"{squeeze}>{escape(words)}</text>')
 
     def playing_card(self, name: str, rect, turned: bool) -> None:
@@ -141,7 +143,7 @@ def _document(body: list[str], size: tuple[int, int], title: str) -> str:
     width, height = size
     return "\n".join([
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-        f'font-family="{FONT_FAMILY}" text-anchor="middle" dominant-baseline="central">',
+        f'font-family="{FONT_FAMILY}" text-anchor="middle">',
         f"<title>{escape(title)}</title>",
         *body,
         "</svg>",
