@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,7 @@ class WebGame:
         self.message = ""
         self.table: SolverTable | None = None
         self.hint: int | None = None  # the hint agent's move, ringed in green until the position changes
+        self.lock = threading.Lock()  # one request at a time changes or reads the game (a double click)
 
     # -- the position shown -----------------------------------------------------------------
     def shown(self):
@@ -285,12 +287,15 @@ def create_app(default_opponent: str = "alphabeta:depth=4", default_env: str = "
     games: dict[str, WebGame] = {}
     lock = threading.Lock()
 
-    def current() -> WebGame:
+    @contextmanager
+    def current():
+        """This browser session's game, held for the request."""
         key = flask.session.get("game")
         game = games.get(key) if key else None
         if game is None:
             raise BadRequest("no game in this browser session yet: start one (POST /api/new)")
-        return game
+        with game.lock:
+            yield game
 
     def remember(game: WebGame) -> None:
         """Make ``game`` this browser session's game (the oldest game goes beyond ``MOST_GAMES``)."""
@@ -329,34 +334,36 @@ def create_app(default_opponent: str = "alphabeta:depth=4", default_env: str = "
 
     @app.get("/api/state")
     def state():
-        return flask.jsonify(current().view())
+        with current() as game:
+            return flask.jsonify(game.view())
 
     @app.post("/api/move")
     def move():
-        game, payload = current(), body()
-        if "action" in payload:
-            action = payload["action"]
-            if not isinstance(action, int) or isinstance(action, bool):
-                raise BadRequest(f"action must be an integer, got {action!r}")
-        elif isinstance(payload.get("cell"), str):
-            action = game.action_of_click(payload["cell"], payload.get("side", ""))
-        else:
-            raise BadRequest("a move is {\"cell\": KEY, \"side\": \"left\"|\"right\"} or {\"action\": N}")
-        game.play(action)
-        return flask.jsonify(game.view())
+        payload = body()
+        with current() as game:
+            if "action" in payload:
+                action = payload["action"]
+                if not isinstance(action, int) or isinstance(action, bool):
+                    raise BadRequest(f"action must be an integer, got {action!r}")
+            elif isinstance(payload.get("cell"), str):
+                action = game.action_of_click(payload["cell"], payload.get("side", ""))
+            else:
+                raise BadRequest("a move is {\"cell\": KEY, \"side\": \"left\"|\"right\"} or {\"action\": N}")
+            game.play(action)
+            return flask.jsonify(game.view())
 
     @app.post("/api/undo")
     def undo():
-        game = current()
-        game.undo()
-        return flask.jsonify(game.view())
+        with current() as game:
+            game.undo()
+            return flask.jsonify(game.view())
 
     @app.get("/api/record")
     def record():
-        game = current()
-        payload = game.session.record().to_json()
+        with current() as game:
+            payload = game.session.record().to_json()
         response = flask.jsonify(payload)
-        response.headers["Content-Disposition"] = f'attachment; filename="{game.session.game.env_id}-game.json"'
+        response.headers["Content-Disposition"] = f'attachment; filename="{payload["env_id"]}-game.json"'
         return response
 
     @app.post("/api/load")
@@ -372,19 +379,21 @@ def create_app(default_opponent: str = "alphabeta:depth=4", default_env: str = "
 
     @app.post("/api/step")
     def step():
-        game = current()
-        game.step(body().get("index"))
-        return flask.jsonify(game.view())
+        index = body().get("index")
+        with current() as game:
+            game.step(index)
+            return flask.jsonify(game.view())
 
     @app.post("/api/hint")
     def hint():
-        game = current()
-        game.suggest()
-        return flask.jsonify(game.view())
+        with current() as game:
+            game.suggest()
+            return flask.jsonify(game.view())
 
     @app.post("/api/evaluate")
     def evaluate():
-        return flask.jsonify(current().evaluate())
+        with current() as game:
+            return flask.jsonify(game.evaluate())
 
     return app
 
