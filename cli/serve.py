@@ -24,9 +24,12 @@ DEFAULT_PORT = 8000
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("serve", help="play in a browser: a local web page (needs the web extra)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"the port (default {DEFAULT_PORT}; 0: any free port)")
-    p.add_argument("--host", default=DEFAULT_HOST, help=f"the address to bind (default {DEFAULT_HOST}: this machine only)")
-    p.add_argument("--opponent", default=DEFAULT_OPPONENT, help=f"the agent a new game offers (default {DEFAULT_OPPONENT})")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+                   help=f"the port (default {DEFAULT_PORT}; 0: any free port)")
+    p.add_argument("--host", default=DEFAULT_HOST,
+                   help=f"the address to bind (default {DEFAULT_HOST}: this machine only)")
+    p.add_argument("--opponent", default=DEFAULT_OPPONENT,
+                   help=f"the agent a new game offers (default {DEFAULT_OPPONENT})")
     p.add_argument("--game", default="kalah-v0", metavar="ID", help="the id a new game offers (default kalah-v0)")
     p.set_defaults(func=run)
     return p

@@ -37,7 +37,8 @@ PAGES = {
 def browser():
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium")
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1"):
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-proxy-server", "--hide-scrollbars",
+                 "--force-device-scale-factor=1"):
         options.add_argument(flag)
     return webdriver.Chrome(service=webdriver.ChromeService(executable_path=shutil.which("chromedriver")),
                             options=options)

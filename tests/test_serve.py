@@ -158,10 +158,11 @@ def test_serve_binds_to_127_0_0_1_by_default_and_answers():
     thread.start()
     try:
         base = f"http://127.0.0.1:{server.port}"
-        page = urllib.request.urlopen(base + "/", timeout=10).read().decode()
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through a proxy
+        page = direct.open(base + "/", timeout=10).read().decode()
         assert '<script src="/static/app.js">' in page
         assert "http://" not in page and "https://" not in page  # nothing from elsewhere: works offline
-        games = json.loads(urllib.request.urlopen(base + "/api/games", timeout=10).read())
+        games = json.loads(direct.open(base + "/api/games", timeout=10).read())
         assert {g["id"] for g in games["games"]} >= {"kalah-v0", "widdershins-v0"}
         assert games["default_opponent"] == "random"
     finally:

@@ -58,7 +58,8 @@ def server():
 def browser(tmp_path_factory):
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1300,900"):
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-proxy-server", "--disable-dev-shm-usage",
+                 "--window-size=1300,900"):
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium')}")
     driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=CHROMEDRIVER), options=options)
