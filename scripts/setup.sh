@@ -3,6 +3,8 @@
 #   bash scripts/setup.sh            # all extras: train, test, bench, render, web, docs, examples, ray
 #   bash scripts/setup.sh train      # what the main job needs
 #   bash scripts/setup.sh render     # pictures, mancala play --window, replay --gif
+#   bash scripts/setup.sh web        # mancala serve (Flask); with web or test, apt-get installs chromium
+#                                    # and chromium-driver for the browser tests when run as root
 #   WARM=1 bash scripts/setup.sh train   # then compile the searches of every game family once
 #                                        # (numba's disk cache), so their first use loads them
 # constraints.txt pins torch to 2.13.0 (any other version, asked for by stable-baselines3 or
@@ -30,9 +32,9 @@ case ",$extras," in
         elif [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
             echo "setup: installing chromium and chromium-driver with apt-get (the browser tests)" >&2
             { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } \
-                || echo "setup: apt-get could not install chromium; the browser tests will be skipped" >&2
+                || echo "setup: apt-get could not install chromium; the browser tests will be skipped (under CI=true they fail)" >&2
         else
-            echo "setup: the browser tests need chromium and chromium-driver (Debian: sudo apt-get install chromium chromium-driver); without them they are skipped" >&2
+            echo "setup: the browser tests need chromium and chromium-driver (Debian: sudo apt-get install chromium chromium-driver); without them they are skipped (under CI=true they fail)" >&2
         fi
         ;;
 esac
