@@ -124,7 +124,7 @@ def test_only_the_chosen_algorithms_sections_are_validated():
         (QUICK, ["total_timesteps=20000"],
          r"total_timesteps \(an override\) is not used by algo search-bootstrap: .*; give value.iterations"),
         (QUICK, ["eval.every=5"], r"eval.every \(an override\) .*; give value.eval_every"),
-        (QUICK, ["backend=ray"], r"backend \(an override\) is not used by algo search-bootstrap"),
+        (QUICK, ["checkpoint_every=5"], r"checkpoint_every \(an override\) is not used by algo search-bootstrap"),
         (PPO, ["value.iterations=3"],
          r"value.iterations \(an override\) is not used by algo ppo: it reads the sections ppo, pool, eval"),
         (PPO, ["algo=rllib_ppo", "num_envs=8"], r"num_envs \(in .*kalah-v0.yaml\) is not used by algo rllib_ppo: "
