@@ -1,7 +1,7 @@
 """The search-bootstrap trainer's self-play on Ray against the local backend, and its scaling.
 
     .venv/bin/python benchmarks/ray_training.py                       # every setup, defaults below
-    .venv/bin/python benchmarks/ray_training.py --games 64 --depth 4 --iterations 4 --nodes 3 --out FILE
+    .venv/bin/python benchmarks/ray_training.py --games 128 --depth 4 --iterations 5 --nodes 3 --out FILE
 
 Each setup trains ``kalah-v0-quick`` for ``--iterations`` iterations of ``--games`` self-play games
 at ``--depth`` plies (evaluations left out) in this process, with the trainer's own code, and times
@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,6 +52,7 @@ from mancala_envs.training.config import load_config  # noqa: E402
 from mancala_envs.training.run_folder import start_run  # noqa: E402
 from mancala_envs.training.train import make_trainer  # noqa: E402
 
+SCHEMA = "ray-training-1"  # scripts/gen_results_pages.py renders files of this schema
 PROJECTED_CPUS = (8, 32, 128)
 PARTS = ("selfplay", "broadcast", "fit", "export", "checkpoint")
 
@@ -200,16 +202,24 @@ def wait_for(check, what: str, timeout: float = 120) -> None:
         time.sleep(1)
 
 
+def provenance(argv: list[str] | None) -> dict:
+    """The command, the commit and the time of this measurement."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    command = " ".join(["python benchmarks/ray_training.py", *(sys.argv[1:] if argv is None else argv)])
+    return {"command": command.strip(), "commit": commit.stdout.strip() or None,
+            "measured_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+
+
 def amdahl(serial: float, cpus: int) -> float:
     return 1.0 / (serial + (1.0 - serial) / cpus)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=64, help="self-play games per iteration (default 64)")
+    parser.add_argument("--games", type=int, default=128, help="self-play games per iteration (default 128)")
     parser.add_argument("--depth", type=int, default=4, help="plies each self-play move searches (default 4, as kalah-v0-quick)")
-    parser.add_argument("--iterations", type=int, default=4,
-                        help=f"iterations per setup, the first {UNTIMED} untimed (default 4)")
+    parser.add_argument("--iterations", type=int, default=5,
+                        help=f"iterations per setup, the first {UNTIMED} untimed (default 5)")
     parser.add_argument("--nodes", type=int, default=3, help="nodes of the simulated cluster (default 3; 0: none)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "ray_training.json"))
     args = parser.parse_args(argv)
@@ -249,10 +259,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Amdahl from the driver's share with one actor ({serial:.1%}): speed-up "
           + ", ".join(f"x{s} at {n} CPUs" for n, s in projection.items())
           + f"; same networks in every setup: {equal}", flush=True)
-    payload = {"benchmark": "ray_training", "load_start": list(load_start), "load_end": list(os.getloadavg()),
-               "machine_cpus": os.cpu_count(), "ray": ray.__version__,
-               "setting": {"config": "kalah-v0-quick", "games_per_iteration": args.games, "depth": args.depth,
-                           "iterations": args.iterations, "nodes": args.nodes},
+    payload = {"schema": SCHEMA, "provenance": provenance(argv), "machine": {"cores": os.cpu_count()},
+               "load_average": {"start": list(load_start), "end": list(os.getloadavg())}, "ray": ray.__version__,
+               "workload": {"config": "kalah-v0-quick", "games_per_iteration": args.games, "depth": args.depth,
+                            "iterations": args.iterations, "untimed_iterations": UNTIMED, "nodes": args.nodes},
                "rows": rows, "serial_share_one_actor": serial, "projected_speedup": projection,
                "same_networks": equal, "assumptions": [
                    f"timed: the iterations after the first {UNTIMED} (they start the workers and compile their "
