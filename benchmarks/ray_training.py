@@ -1,7 +1,7 @@
 """The search-bootstrap trainer's self-play on Ray against the local backend, and its scaling.
 
     .venv/bin/python benchmarks/ray_training.py                       # every setup, defaults below
-    .venv/bin/python benchmarks/ray_training.py --games 128 --depth 4 --iterations 5 --nodes 3 --out FILE
+    .venv/bin/python benchmarks/ray_training.py --games 128 --depth 4 --iterations 5 --nodes 3 --repeats 2 --out FILE
 
 Each setup trains ``kalah-v0-quick`` for ``--iterations`` iterations of ``--games`` self-play games
 at ``--depth`` plies (evaluations left out) in this process, with the trainer's own code, and times
@@ -18,7 +18,9 @@ the export of ``evaluation.npz`` and the checkpoint. The setups:
 It prints games per second per CPU (Ray against the local backend with as many CPUs), the driver's
 share of an iteration (everything but the games: fit, broadcast, export, checkpoint) and the
 speed-up Amdahl's law projects at 8, 32 and 128 CPUs from the serial share measured with one Ray
-actor. It checks that every setup ended with the same networks. Results go to
+actor. Each setup runs ``--repeats`` times, the local and the Ray runs alternated, and keeps its
+fastest run (the load of a shared machine only slows a run down). It checks that every run ended
+with the same networks. Results go to
 ``benchmarks/results/ray_training.json`` through a temporary file, with ``os.getloadavg()`` at the
 start and the end: on a shared machine the figures move with the load.
 """
@@ -29,6 +31,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -151,31 +154,39 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def simulated_cluster(nodes: int):
-    """``nodes`` Ray nodes of one CPU on this machine (``ray start --block``); their address. On leaving,
-    each ``ray start`` process this began gets SIGTERM, which stops the processes of its node."""
+    """``nodes`` Ray nodes of one CPU on this machine (``ray start --block``), this process joined to them;
+    their address. The nodes start one after another, each with ports of its own (nodes of one machine
+    would otherwise contend for the same agent ports). On leaving, this process leaves Ray and each
+    ``ray start`` process it began gets SIGTERM, which stops the processes of its node."""
     ray_cli = str(Path(sys.executable).with_name("ray"))
     port = free_port()
     address = f"127.0.0.1:{port}"
-    common = ["--num-cpus", "1", "--disable-usage-stats", "--block"]
     started = []
-    logs = tempfile.TemporaryDirectory(prefix="ray-training-nodes-")
+    logs = Path(tempfile.mkdtemp(prefix="ray-training-nodes-"))
     try:
         for k in range(nodes):
             where = ["--head", "--port", str(port), "--include-dashboard", "false"] if k == 0 else ["--address", address]
-            with open(Path(logs.name) / f"node{k}.log", "w") as log:
-                started.append(subprocess.Popen([ray_cli, "start", *where, *common], stdout=log, stderr=log,
+            ports = [arg for flag in ("--node-manager-port", "--object-manager-port", "--metrics-export-port",
+                                      "--dashboard-agent-listen-port", "--dashboard-agent-grpc-port",
+                                      "--runtime-env-agent-port") for arg in (flag, str(free_port()))]
+            with open(logs / f"node{k}.log", "w") as log:
+                started.append(subprocess.Popen([ray_cli, "start", *where, *ports, "--num-cpus", "1",
+                                                 "--disable-usage-stats", "--block"], stdout=log, stderr=log,
                                                 stdin=subprocess.DEVNULL))
             if k == 0:
-                wait_for(lambda: head_is_up(address), "the head node")
+                wait_for(lambda: head_is_up(address), "the head node", logs)
+                ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+            wait_for(lambda: ray.cluster_resources().get("CPU", 0) >= k + 1, f"node {k}", logs)
         yield address
+        shutil.rmtree(logs, ignore_errors=True)
     finally:
+        ray.shutdown()
         for process in reversed(started):  # the workers, then the head
             process.send_signal(signal.SIGTERM)
             try:
                 process.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 process.kill()
-        logs.cleanup()
         forget_cluster(port)
 
 
@@ -194,11 +205,11 @@ def head_is_up(address: str) -> bool:
         return s.connect_ex((host, int(port))) == 0
 
 
-def wait_for(check, what: str, timeout: float = 120) -> None:
+def wait_for(check, what: str, logs: Path, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:
-            raise SystemExit(f"{what} did not come up within {timeout:.0f} s")
+            raise SystemExit(f"{what} did not come up within {timeout:.0f} s (the nodes' logs: {logs})")
         time.sleep(1)
 
 
@@ -208,6 +219,23 @@ def provenance(argv: list[str] | None) -> dict:
     command = " ".join(["python benchmarks/ray_training.py", *(sys.argv[1:] if argv is None else argv)])
     return {"command": command.strip(), "commit": commit.stdout.strip() or None,
             "measured_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+@contextlib.contextmanager
+def local_ray(cpus: int):
+    """A new local Ray of ``cpus`` CPUs for the block."""
+    ray.init(address="local", num_cpus=cpus, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def best(runs: list[tuple[dict, dict]]) -> tuple[dict, dict]:
+    """The run of a setup with the most games per second per CPU (a shared machine's load only slows a
+    run down), with every run's figure beside it."""
+    row, nets = max(runs, key=lambda run: run[0]["games_per_s_per_cpu"])
+    return {**row, "games_per_s_per_cpu_runs": [run[0]["games_per_s_per_cpu"] for run in runs]}, nets
 
 
 def amdahl(serial: float, cpus: int) -> float:
@@ -221,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=5,
                         help=f"iterations per setup, the first {UNTIMED} untimed (default 5)")
     parser.add_argument("--nodes", type=int, default=3, help="nodes of the simulated cluster (default 3; 0: none)")
+    parser.add_argument("--repeats", type=int, default=2, help="runs per setup, the fastest kept (default 2)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "ray_training.json"))
     args = parser.parse_args(argv)
     common = [f"value.iterations={args.iterations}", f"value.games={args.games}", f"value.depth={args.depth}",
@@ -229,28 +258,24 @@ def main(argv: list[str] | None = None) -> int:
     rows, networks = [], []
     with tempfile.TemporaryDirectory(prefix="ray-training-") as runs:
         for cpus in (1, 2):
-            row, nets = train_timed(f"local, {cpus} workers", common + [f"value.workers={cpus}"], Path(runs), cpus)
-            rows.append(row)
-            networks.append(nets)
-            ray.init(address="local", num_cpus=cpus, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-            try:
-                row, nets = train_timed(f"local Ray, {cpus} CPUs", common + ["backend=ray", f"value.workers={cpus}"],
-                                        Path(runs), cpus)
-            finally:
-                ray.shutdown()
-            row["vs_local"] = round(row["games_per_s_per_cpu"] / rows[-1]["games_per_s_per_cpu"], 3)
-            rows.append(row)
-            networks.append(nets)
-            print(f"  Ray/local games/s per CPU at {cpus} CPUs: x{row['vs_local']}", flush=True)
+            local_runs, ray_runs = [], []
+            for _ in range(args.repeats):  # alternated, so a change of the machine's load hits both
+                local_runs.append(train_timed(f"local, {cpus} workers", common + [f"value.workers={cpus}"],
+                                              Path(runs), cpus))
+                with local_ray(cpus):
+                    ray_runs.append(train_timed(f"local Ray, {cpus} CPUs",
+                                                common + ["backend=ray", f"value.workers={cpus}"], Path(runs), cpus))
+            for row, nets in (best(local_runs), best(ray_runs)):
+                rows.append(row)
+                networks.append(nets)
+            rows[-1]["vs_local"] = round(rows[-1]["games_per_s_per_cpu"] / rows[-2]["games_per_s_per_cpu"], 3)
+            print(f"  Ray/local games/s per CPU at {cpus} CPUs (best of {args.repeats}): x{rows[-1]['vs_local']}",
+                  flush=True)
         if args.nodes:
             with simulated_cluster(args.nodes) as address:
-                ray.init(address=address, logging_level="ERROR", log_to_driver=False)
-                try:
-                    wait_for(lambda: ray.cluster_resources().get("CPU", 0) >= args.nodes, "the worker nodes")
-                    row, nets = train_timed(f"{args.nodes} ray start nodes", common + [
-                        "backend=ray", f"ray_address={address}", "value.workers=0"], Path(runs), args.nodes)
-                finally:
-                    ray.shutdown()
+                row, nets = best([train_timed(f"{args.nodes} ray start nodes", common + [
+                    "backend=ray", f"ray_address={address}", "value.workers=0"], Path(runs), args.nodes)
+                    for _ in range(args.repeats)])
             rows.append(row)
             networks.append(nets)
     serial = next(r for r in rows if r["setup"] == "local Ray, 1 CPUs")["driver_share"]
@@ -262,13 +287,14 @@ def main(argv: list[str] | None = None) -> int:
     payload = {"schema": SCHEMA, "provenance": provenance(argv), "machine": {"cores": os.cpu_count()},
                "load_average": {"start": list(load_start), "end": list(os.getloadavg())}, "ray": ray.__version__,
                "workload": {"config": "kalah-v0-quick", "games_per_iteration": args.games, "depth": args.depth,
-                            "iterations": args.iterations, "untimed_iterations": UNTIMED, "nodes": args.nodes},
+                            "iterations": args.iterations, "untimed_iterations": UNTIMED, "nodes": args.nodes,
+                            "repeats": args.repeats},
                "rows": rows, "serial_share_one_actor": serial, "projected_speedup": projection,
                "same_networks": equal, "assumptions": [
                    f"timed: the iterations after the first {UNTIMED} (they start the workers and compile their "
                    "searches, without and with a network)",
                    "games/s per CPU: the games over the seconds spent playing them (the broadcast left out) over "
-                   "the CPUs",
+                   "the CPUs; each setup runs --repeats times (local and Ray alternated) and the fastest run is kept",
                    "driver share: the iteration's seconds outside the games (fit, broadcast, export, checkpoint, "
                    "the rest of the loop) over its seconds",
                    "projection: Amdahl's law with the driver share measured with one Ray actor as the serial part; "
