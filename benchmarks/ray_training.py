@@ -139,7 +139,7 @@ def summary(label: str, config, clock: Clock, cpus: int, run_dir: Path) -> tuple
            "shares": {part: round((playing if part == "selfplay" else clock.seconds[part]) / wall, 4)
                       for part in PARTS},
            "other_share": round((serial - sum(clock.seconds[p] for p in PARTS[1:])) / wall, 4)}
-    print(f"{label}: {row['games_per_s_per_cpu']} games/s per CPU, {row['iteration_s']} s per iteration, "
+    print(f"{label}, {cpus} CPU(s): {row['games_per_s_per_cpu']} games/s per CPU, {row['iteration_s']} s per iteration, "
           f"driver share {row['driver_share']:.1%} (fit {row['shares']['fit']:.1%}, broadcast "
           f"{row['shares']['broadcast']:.2%}, export {row['shares']['export']:.1%}, checkpoint "
           f"{row['shares']['checkpoint']:.1%})", flush=True)
@@ -260,32 +260,33 @@ def main(argv: list[str] | None = None) -> int:
         for cpus in (1, 2):
             local_runs, ray_runs = [], []
             for _ in range(args.repeats):  # alternated, so a change of the machine's load hits both
-                local_runs.append(train_timed(f"local, {cpus} workers", common + [f"value.workers={cpus}"],
+                local_runs.append(train_timed("local processes", common + [f"value.workers={cpus}"],
                                               Path(runs), cpus))
                 with local_ray(cpus):
-                    ray_runs.append(train_timed(f"local Ray, {cpus} CPUs",
+                    ray_runs.append(train_timed("local Ray",
                                                 common + ["backend=ray", f"value.workers={cpus}"], Path(runs), cpus))
             for row, nets in (best(local_runs), best(ray_runs)):
                 rows.append(row)
                 networks.append(nets)
             rows[-1]["vs_local"] = round(rows[-1]["games_per_s_per_cpu"] / rows[-2]["games_per_s_per_cpu"], 3)
-            print(f"  Ray/local games/s per CPU at {cpus} CPUs (best of {args.repeats}): x{rows[-1]['vs_local']}",
+            print(f"  Ray/local games/s per CPU with {cpus} CPU(s) (best of {args.repeats}): x{rows[-1]['vs_local']}",
                   flush=True)
         if args.nodes:
             with simulated_cluster(args.nodes) as address:
-                row, nets = best([train_timed(f"{args.nodes} ray start nodes", common + [
+                row, nets = best([train_timed(f"{args.nodes} ray start nodes of 1 CPU", common + [
                     "backend=ray", f"ray_address={address}", "value.workers=0"], Path(runs), args.nodes)
                     for _ in range(args.repeats)])
             rows.append(row)
             networks.append(nets)
-    serial = next(r for r in rows if r["setup"] == "local Ray, 1 CPUs")["driver_share"]
+    serial = next(r for r in rows if r["setup"] == "local Ray" and r["cpus"] == 1)["driver_share"]
     projection = {str(n): round(amdahl(serial, n), 2) for n in PROJECTED_CPUS}
     equal = all(n == networks[0] for n in networks)
     print(f"Amdahl from the driver's share with one actor ({serial:.1%}): speed-up "
           + ", ".join(f"x{s} at {n} CPUs" for n, s in projection.items())
           + f"; same networks in every setup: {equal}", flush=True)
     payload = {"schema": SCHEMA, "provenance": provenance(argv), "machine": {"cores": os.cpu_count()},
-               "load_average": {"start": list(load_start), "end": list(os.getloadavg())}, "ray": ray.__version__,
+               "load_average": {"start": [round(x, 2) for x in load_start],
+                                "end": [round(x, 2) for x in os.getloadavg()]}, "ray": ray.__version__,
                "workload": {"config": "kalah-v0-quick", "games_per_iteration": args.games, "depth": args.depth,
                             "iterations": args.iterations, "untimed_iterations": UNTIMED, "nodes": args.nodes,
                             "repeats": args.repeats},

@@ -94,8 +94,8 @@ def test_dry_run_prints_the_resolved_config(capsys):
     # the main job: the value section with its policy section, nothing of PPO's
     assert main(["train", "kalah-v0-quick", "value.policy.teacher=plain", "--dry-run"]) == 0
     resolved = load_yaml(capsys.readouterr().out)
-    assert sorted(resolved) == ["algo", "env_id", "eval", "name", "options", "runs_dir", "seed", "torch_threads",
-                                "value"]
+    assert sorted(resolved) == ["algo", "backend", "env_id", "eval", "name", "options", "ray_address", "runs_dir",
+                                "seed", "torch_threads", "value"]
     assert resolved["value"]["policy"]["teacher"] == "plain" and "every" not in resolved["eval"]
     assert main(["train", "kalah-v0-quick", "ppo.learning_rate=1e-4", "--dry-run"]) == 2
     assert "ppo.learning_rate (an override) is not used by algo search-bootstrap" in capsys.readouterr().err
