@@ -137,6 +137,34 @@ def chunks(pairs: int, workers: int) -> list[list[int]]:
     return [list(range(start, min(start + size, pairs))) for start in range(0, pairs, size)]
 
 
+def run_chunks(pool: list, work: list, submit: Callable[[Any, Any], Any], replace: Callable[[Any], Any],
+               finished: Callable[[Any, Any], None]) -> None:
+    """Every chunk of ``work`` played on the workers of ``pool``, each busy with one chunk at a time.
+
+    ``submit(worker, chunk)`` starts a chunk and returns its object ref; ``finished(chunk, result)`` is
+    called once per chunk, in the order they finish. A chunk whose worker is lost (``LOST_WORKER_ERRORS``:
+    its node gone, its process killed) goes back to the front of the queue, ``replace(worker)`` gives the
+    worker that takes the lost one's place, and the chunk is played again by whichever worker is free next;
+    a lost chunk returned nothing, so no chunk is finished twice. Any other error of a chunk is raised.
+    """
+    queue = deque(work)
+    idle, running = list(pool), {}
+    while queue or running:
+        while queue and idle:
+            worker, chunk = idle.pop(), queue.popleft()
+            running[submit(worker, chunk)] = (worker, chunk)
+        ready, _ = ray.wait(list(running), num_returns=1)
+        worker, chunk = running.pop(ready[0])
+        try:
+            result = ray.get(ready[0])
+        except LOST_WORKER_ERRORS:
+            queue.appendleft(chunk)
+            idle.append(replace(worker))
+            continue
+        idle.append(worker)
+        finished(chunk, result)
+
+
 _job_counter = 0
 
 
@@ -158,27 +186,18 @@ def play_all_on_ray(job: dict, games: int, play: Callable[[dict, int], tuple], w
     job_id, job_box = _job_counter, [ray.put(blob)]  # boxed: workers fetch it once, not on every call
     _forget_old_workers()
     pool = _workers(max(1, min(workers or cluster_cpus(), _free_cpus(), math.ceil(games / 2))))
-    queue = deque(chunks(games // 2, len(pool)))
     outcomes: list = [None] * games
     done = 0
-    idle, running = list(pool), {}
-    while queue or running:
-        while queue and idle:
-            worker, chunk = idle.pop(), queue.popleft()
-            running[worker.play.remote(job_id, job_box, chunk)] = (worker, chunk)
-        ready, _ = ray.wait(list(running), num_returns=1)
-        worker, chunk = running.pop(ready[0])
-        try:
-            played = ray.get(ready[0])
-        except LOST_WORKER_ERRORS:
-            queue.appendleft(chunk)  # played again by whichever worker is free next
-            idle.append(_replace(worker))
-            continue
-        idle.append(worker)
+
+    def store(chunk: list[int], played: list) -> None:
+        nonlocal done
         for out in played:
-            if outcomes[out[0]] is None:  # a chunk played twice (a retry) counts once
+            if outcomes[out[0]] is None:  # a game is stored once, whatever happens to its chunk
                 outcomes[out[0]] = out
                 done += 1
         if progress:
             progress(done)
+
+    run_chunks(pool, chunks(games // 2, len(pool)), lambda worker, chunk: worker.play.remote(job_id, job_box, chunk),
+               _replace, store)
     return outcomes

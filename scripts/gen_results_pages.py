@@ -50,6 +50,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 PAGES = {"performance": "Performance", "solver": "Solver", "strength": "Strength"}
 RECORDED = "recorded-table-1"
 FIRST_USE = "first-use-1"  # benchmarks/first_use.py's schema
+RAY_TRAINING = "ray-training-1"  # benchmarks/ray_training.py's schema
 BEGIN, END = "<!-- headline-results:begin -->", "<!-- headline-results:end -->"
 DOCS_LINK = "docs/{page}.md"  # where the README's rows point (the page's source path in the site)
 
@@ -77,6 +78,8 @@ def kind_of(data: dict) -> str:
         return "recorded"
     if data.get("schema") == FIRST_USE:
         return "first_use"
+    if data.get("schema") == RAY_TRAINING:
+        return "ray_training"
     if "targets" in data and "figures" in data:
         return "speed"
     if "boards" in data:
@@ -89,8 +92,8 @@ def kind_of(data: dict) -> str:
 
 
 SETTING_ORDER = {"main": 0, "default": 1}  # strength.py's settings, in the order the page shows them
-PAGE_OF_KIND = {"speed": "performance", "first_use": "performance", "boards": "solver", "midgame": "solver", "strength": "strength",
-                "other": "performance"}
+PAGE_OF_KIND = {"speed": "performance", "first_use": "performance", "ray_training": "performance", "boards": "solver",
+                "midgame": "solver", "strength": "strength", "other": "performance"}
 
 
 # -- formatting ----------------------------------------------------------------------------
@@ -305,6 +308,26 @@ def first_use_section(name: str, data: dict) -> str:
         md_table(["case", "function", "CPU", "signatures"], compiled), ""])
 
 
+def ray_training_section(name: str, data: dict) -> str:
+    """``benchmarks/ray_training.py``: the search-bootstrap trainer's self-play on Ray against the local backend."""
+    rows = [[row["setup"], row["cpus"], rate(row["games_per_s_per_cpu"]), ratio(row.get("vs_local")),
+             seconds(row["iteration_s"]), percent(row["driver_share"]), percent(row["shares"]["fit"]),
+             percent(row["shares"]["broadcast"]), percent(row["shares"]["checkpoint"])] for row in data["rows"]]
+    work = data["workload"]
+    speedup = ", ".join(f"x{value} at {cpus} CPUs" for cpus, value in data["projected_speedup"].items())
+    return "\n".join([
+        "## Search-bootstrap self-play on Ray", "", provenance(data, name), "",
+        f"`{work['config']}`, {work['games_per_iteration']} self-play games per iteration at depth {work['depth']}, "
+        f"{work['iterations']} iterations per setup, the first {work['untimed_iterations']} untimed. Ray/local: "
+        "games per second per CPU on Ray over the local backend's with as many CPUs. Driver: the share of an "
+        "iteration spent outside the games.", "",
+        md_table(["setup", "CPUs", "games/s per CPU", "Ray/local", "iteration", "driver", "fit", "broadcast",
+                  "checkpoint"], rows), "",
+        f"Amdahl's law from the driver's share with one actor: {speedup}. Same networks in every setup: "
+        f"{'yes' if data['same_networks'] else 'NO'}.", "",
+        "Assumptions: " + "; ".join(data["assumptions"]) + ".", ""])
+
+
 # -- solver (benchmarks/solve.py) ------------------------------------------------------------
 def boards_section(name: str, data: dict) -> str:
     rows = []
@@ -394,7 +417,7 @@ def other_section(name: str, data: dict) -> str:
 
 
 RENDERERS: dict[str, Callable[[str, dict], str]] = {
-    "speed": speed_section, "first_use": first_use_section, "boards": boards_section, "midgame": midgame_section,
+    "speed": speed_section, "first_use": first_use_section, "ray_training": ray_training_section, "boards": boards_section, "midgame": midgame_section,
     "strength": strength_section, "recorded": recorded_section, "other": other_section}
 
 INTROS = {
@@ -418,7 +441,7 @@ def build_pages(results: dict[str, dict]) -> dict[str, str]:
             raise ResultsError(f"benchmarks/results/{name}: page {page!r} is not one of {sorted(PAGES)}")
         if kind in ("recorded", "other"):
             order = (1, data.get("order", 0), name)
-        elif kind == "first_use":  # after the speed figures
+        elif kind in ("first_use", "ray_training"):  # after the speed figures
             order = (0, len(SETTING_ORDER) + 1, name)
         else:  # the script files first; the main job's and the default setting's strength first
             order = (0, SETTING_ORDER.get(data.get("setting"), len(SETTING_ORDER)), name)

@@ -94,8 +94,8 @@ def test_dry_run_prints_the_resolved_config(capsys):
     # the main job: the value section with its policy section, nothing of PPO's
     assert main(["train", "kalah-v0-quick", "value.policy.teacher=plain", "--dry-run"]) == 0
     resolved = load_yaml(capsys.readouterr().out)
-    assert sorted(resolved) == ["algo", "env_id", "eval", "name", "options", "runs_dir", "seed", "torch_threads",
-                                "value"]
+    assert sorted(resolved) == ["algo", "backend", "env_id", "eval", "name", "options", "ray_address", "runs_dir",
+                                "seed", "torch_threads", "value"]
     assert resolved["value"]["policy"]["teacher"] == "plain" and "every" not in resolved["eval"]
     assert main(["train", "kalah-v0-quick", "ppo.learning_rate=1e-4", "--dry-run"]) == 2
     assert "ppo.learning_rate (an override) is not used by algo search-bootstrap" in capsys.readouterr().err
@@ -124,7 +124,7 @@ def test_only_the_chosen_algorithms_sections_are_validated():
         (QUICK, ["total_timesteps=20000"],
          r"total_timesteps \(an override\) is not used by algo search-bootstrap: .*; give value.iterations"),
         (QUICK, ["eval.every=5"], r"eval.every \(an override\) .*; give value.eval_every"),
-        (QUICK, ["backend=ray"], r"backend \(an override\) is not used by algo search-bootstrap"),
+        (QUICK, ["checkpoint_every=5"], r"checkpoint_every \(an override\) is not used by algo search-bootstrap"),
         (PPO, ["value.iterations=3"],
          r"value.iterations \(an override\) is not used by algo ppo: it reads the sections ppo, pool, eval"),
         (PPO, ["algo=rllib_ppo", "num_envs=8"], r"num_envs \(in .*kalah-v0.yaml\) is not used by algo rllib_ppo: "

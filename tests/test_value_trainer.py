@@ -227,15 +227,16 @@ def test_workers_get_typed_settings_and_return_named_batches():
     import pickle
 
     from mancala_envs.registry import make_game
-    from mancala_envs.training.search_bootstrap import PositionBatch, _WORKER, _worker_play
+    from mancala_envs.training.search_bootstrap import PositionBatch, play_games
+    from mancala_envs.training.selfplay_backends import _FORKED, _play_chunk
 
     game = make_game("kalah-v0")
     settings = worker_settings(game, depth=1, random_plies=2, policy={"teacher": "plain", "teacher_depth": 2})
     assert (settings.teacher, settings.teacher_depth, settings.soft_temperature) == ("plain", 2, 0.0)
     copy = pickle.loads(pickle.dumps(settings))
     assert (copy.depth, copy.teacher_depth, copy.features.name) == (1, 2, "none")
-    _WORKER["game"] = game
-    batches = [pickle.loads(pickle.dumps(_worker_play((None, [seed], settings)))) for seed in (1, 2)]
+    _FORKED.update(game=game, settings=settings)
+    batches = [pickle.loads(pickle.dumps(_play_chunk((play_games, None, [seed])))) for seed in (1, 2)]
     assert all(isinstance(b, PositionBatch) and b.size > 0 and b.held_out is None for b in batches)
     both = PositionBatch.concatenate(batches)
     assert both.size == batches[0].size + batches[1].size and both.soft.shape == (both.size, 0)

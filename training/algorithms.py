@@ -7,7 +7,8 @@ refuses a key the algorithm would ignore (naming what it reads and, where there 
 key meant), and writes only those to a run's ``config.yaml``.
 
 * ``search-bootstrap`` (the main job): ``search_bootstrap.SearchBootstrapTrainer``, a learned
-  evaluation trained from self-play search; reads ``value`` and ``eval``.
+  evaluation trained from self-play search; reads ``value``, ``eval``, and ``backend`` and
+  ``ray_address`` (where its self-play games are played).
 * ``ppo``: ``ppo.PPOTrainer``, sb3-contrib's MaskablePPO by self-play against a pool of
   opponents; reads ``ppo``, ``pool``, ``eval`` and the run-length keys (``total_timesteps``,
   ``num_envs``, ``checkpoint_every``, ``backend``, ``ray_address``).
@@ -55,12 +56,11 @@ _RUN_LENGTH = ("total_timesteps", "checkpoint_every", "backend", "ray_address")
 
 ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
     Algorithm("ppo", "ppo:PPOTrainer", ("ppo", "pool", "eval"), _RUN_LENGTH + ("num_envs",)),
-    Algorithm("search-bootstrap", "search_bootstrap:SearchBootstrapTrainer", ("value", "eval"), instead={
+    Algorithm("search-bootstrap", "search_bootstrap:SearchBootstrapTrainer", ("value", "eval"),
+              ("backend", "ray_address"), instead={
         "total_timesteps": "give value.iterations (rounds of self-play games, then fitting)",
-        "num_envs": "give value.games (self-play games per iteration) or value.workers (processes)",
+        "num_envs": "give value.games (self-play games per iteration) or value.workers (processes or Ray actors)",
         "checkpoint_every": "leave it out: a checkpoint is written after every iteration",
-        "backend": "leave it out: its evaluations play in this process",
-        "ray_address": "leave it out: its evaluations play in this process",
         "eval.every": "give value.eval_every (iterations between evaluations)",
     }),
     Algorithm("rllib_ppo", "rllib_trainer:RLlibTrainer", ("ppo", "rllib", "pool", "eval"), _RUN_LENGTH, instead={

@@ -3,7 +3,7 @@
 A config file is a mapping with the sections below; anything it leaves out keeps the
 default documented here. ``algo`` picks the trainer (``mancala_envs.training.algorithms``), and
 each algorithm reads only some sections and keys: ``search-bootstrap`` (the main job)
-``value`` and ``eval``; ``ppo`` the ``ppo``, ``pool`` and ``eval`` sections and the
+``value``, ``eval``, ``backend`` and ``ray_address``; ``ppo`` the ``ppo``, ``pool`` and ``eval`` sections and the
 run-length keys; ``rllib_ppo`` those plus ``rllib``. Only what the algorithm reads is
 validated and saved with a run, and a key it does not read is refused (in the file or an
 override), with the key probably meant: an ignored setting is an error, not a no-op.
@@ -129,7 +129,7 @@ class ValueConfig:
     epochs: int = 3  # passes over the replay buffer per iteration
     batch_size: int = 256  # minibatch size
     replay: int = 60000  # positions kept (the newest)
-    workers: int = 2  # self-play processes
+    workers: int = 2  # self-play processes (backend ray: actors); 0: one per core (ray: per free CPU of the cluster)
     eval_every: int = 5  # iterations between evaluations of the search agent
     eval_depth: int = 4  # depth of the search agent evaluated (alphabeta:depth=eval_depth,eval=RUN_DIR)
     policy: PolicyConfig = field(default_factory=PolicyConfig)  # the policy head
@@ -163,8 +163,11 @@ class TrainConfig:
     # from self-play search: the value section), "ppo" (MaskablePPO self-play: the ppo and pool
     # sections), "rllib_ppo" (RLlib's PPO: the ppo, rllib and pool sections)
     algo: str = "ppo"
-    backend: str = "local"  # where evaluations play: "local" processes or "ray" (the cluster at ray_address)
-    ray_address: str = ""  # the Ray cluster of backend ray and rllib_ppo: "auto", HOST:PORT; "": a local Ray
+    # where games play, "local" processes or "ray" (the cluster at ray_address): ppo and rllib_ppo, their
+    # evaluations'; search-bootstrap, its self-play games (mancala_envs.training.selfplay_backends)
+    backend: str = "local"
+    # the Ray cluster of backend ray and rllib_ppo: "auto", HOST:PORT, ray://HOST:PORT; "": a local Ray
+    ray_address: str = ""
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
@@ -250,6 +253,13 @@ class TrainConfig:
             raise ConfigError("value.policy.move_hidden needs value.features: moves (the move scorer reads each "
                               "move's block of move features)")
 
+    def _validate_selfplay_backend(self) -> None:
+        """``ray_address`` names the cluster of ``backend: ray``: with the local backend nothing would read it."""
+        if self.ray_address and self.backend != "ray":
+            raise ConfigError(f"ray_address={self.ray_address!r} names the Ray cluster of the self-play games, "
+                              f"which backend {self.backend!r} does not use: give backend=ray, or leave "
+                              f"ray_address out")
+
     def _validate_rllib(self) -> None:
         """What RLlib's PPO takes from the ppo section."""
         require_extra("ray", "ray", "algo: rllib_ppo")
@@ -295,6 +305,7 @@ SECTION_CHECKS: dict[str, Callable[[TrainConfig], None]] = {
 }
 ALGORITHM_CHECKS: dict[str, Callable[[TrainConfig], None]] = {
     "ppo": TrainConfig._validate_rollout,
+    "search-bootstrap": TrainConfig._validate_selfplay_backend,
     "rllib_ppo": TrainConfig._validate_rllib,
 }
 
@@ -418,7 +429,7 @@ NUMBER_BOUNDS: dict[str, Bounds] = {
     "value.epochs": AT_LEAST_1,
     "value.batch_size": AT_LEAST_1,
     "value.replay": AT_LEAST_1,
-    "value.workers": AT_LEAST_1,
+    "value.workers": AT_LEAST_0,
     "value.eval_every": AT_LEAST_1,
     "value.eval_depth": AT_LEAST_1,
     "value.policy.teacher_depth": AT_LEAST_0,

@@ -1,8 +1,9 @@
 """The value trainer (``algo: search-bootstrap``): a learned evaluation trained from search.
 
-Each *iteration* plays ``value.games`` self-play games in ``value.workers`` forked processes
-(each gets a frozen ``SelfPlaySettings`` and returns a ``PositionBatch``) and then fits the
-networks on the positions collected so far:
+Each *iteration* plays ``value.games`` self-play games in ``value.workers`` forked processes, or
+with ``backend: ray`` on Ray actors across a cluster (``mancala_envs.training.selfplay_backends``;
+each gets a frozen ``SelfPlaySettings`` and returns a ``PositionBatch``), and then fits the
+networks on the positions collected so far, in this process:
 
 1. **Self-play with search.** Every move is an alpha-beta search (``value.depth`` plies)
    whose leaves are valued by the current evaluation (the first iteration: by the game's
@@ -63,7 +64,9 @@ networks on the positions collected so far:
 A checkpoint (``checkpoints/latest.zip``, ``mancala_envs.training.checkpoint``: both networks,
 the optimiser, the replay buffers and the run state in one archive) is committed after every
 iteration, so ``mancala train --resume RUN_DIR`` loses at most one iteration, and a resumed run
-with ``value.workers=1`` ends with the same networks as one never stopped. Every ``value.eval_every`` iterations the
+ends with the same networks as one never stopped. Every game is seeded by its index in the
+iteration and an iteration's positions are joined in that order into one batch, so the same seed
+gives the same networks on either backend and with any number of workers. Every ``value.eval_every`` iterations the
 search agent ``alphabeta:depth=value.eval_depth,eval=RUN_DIR`` plays the ladder over the
 periodic opening suite (``evals.csv``, TensorBoard ``eval/*``); at the end both the search
 agent and the bare policy network play it over the final suite (``report.md``).
@@ -72,8 +75,6 @@ agent and the bare policy network play it over the final suite (``report.md``).
 from __future__ import annotations
 
 import io
-import multiprocessing
-import signal
 import sys
 import time
 import zipfile
@@ -101,6 +102,7 @@ from .evaluation import LEARNER, evaluate, ladder_results, ladder_to_json, learn
 from .report import build_report, results_table, write_report
 from .trainer_base import SUITE_FINAL, SUITE_LADDER, SUITE_PERIODIC, RunTrainer
 from .checkpoint import RunState, checkpoint_file, commit_checkpoint
+from .selfplay_backends import selfplay_backend
 
 BARE = "bare network"
 
@@ -311,17 +313,10 @@ def play_dagger(game: Game, evaluation: LearnedEval, seeds: list[int], settings:
     return PositionBatch.of(game, features, observations, zeros, moves, zeros, zeros, masks, rows, soft)
 
 
-_WORKER: dict[str, Game] = {}  # the game, set before the pool forks (workers inherit it)
-
-
-def _worker_play(job: tuple[LearnedEval | None, list[int], SelfPlaySettings]) -> PositionBatch:
-    evaluation, seeds, settings = job
-    return play_games(_WORKER["game"], evaluation, seeds, settings)
-
-
-def _worker_dagger(job: tuple[LearnedEval, list[int], SelfPlaySettings]) -> PositionBatch:
-    evaluation, seeds, settings = job
-    return play_dagger(_WORKER["game"], evaluation, seeds, settings)
+def joined(batches: list[PositionBatch]) -> list[PositionBatch]:
+    """The positions of the chunks of an iteration's games (in game order) as one batch ([] if none)."""
+    played = [b for b in batches if b.size]
+    return [PositionBatch.concatenate(played)] if played else []
 
 
 # -- the networks --------------------------------------------------------------------------------
@@ -481,26 +476,21 @@ class SearchBootstrapTrainer(RunTrainer):
         writer = SummaryWriter(str(self.run_dir / "tb"))
         evaluation = self._save_evaluation() if self.learned else None
         search(self.game.new_state(0), depth=1, evaluation=evaluation or self._save_evaluation())  # compile before forking
-        context = multiprocessing.get_context("fork")
-        _WORKER["game"] = self.game
-        workers = max(1, cfg.workers)
         progress = Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                             disable=not sys.stderr.isatty(), transient=True)
         task = progress.add_task("iterations", total=cfg.iterations, completed=self.state.steps)
         started, spent_before = time.perf_counter(), self.state.seconds
         settings = SelfPlaySettings.of(cfg, self.features)
-        # Ctrl-C reaches the whole process group: the workers leave it to this process, which abandons the
-        # iteration under way and keeps the last checkpoint (the command line says how to resume)
-        with context.Pool(workers, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)) as pool, \
-                progress:
+        players = selfplay_backend(self.config, self.game, settings, warn=lambda text: print(text, file=sys.stderr))
+        self.echo(players.describe())
+        with players, progress:
             while self.state.steps < cfg.iterations:
                 it = self.state.steps
                 seeds = [self.config.seed * 1_000_003 + it * 10_007 + g for g in range(cfg.games)]
-                jobs = [(evaluation, seeds[w::workers], settings) for w in range(workers)]
-                batches = [b for b in pool.map(_worker_play, jobs) if b.size]
+                batches = joined(players.play(play_games, evaluation, seeds))
                 positions = self._add_to_buffer(batches)
                 if cfg.policy.dagger_games > 0 and evaluation is not None:  # the bare policy's own games
-                    self._add_dagger(pool.map(_worker_dagger, self._dagger_jobs(evaluation, settings, workers)))
+                    self._add_dagger(joined(players.play(play_dagger, evaluation, self._dagger_seeds())))
                 losses = self._fit()
                 self.learned = True
                 evaluation = self._save_evaluation()
@@ -532,11 +522,11 @@ class SearchBootstrapTrainer(RunTrainer):
             self.buffer.pop(0)
         return self._positions(batches)
 
-    def _dagger_jobs(self, evaluation: LearnedEval, settings: SelfPlaySettings, workers: int) -> list:
-        """The workers' shares of this iteration's ``value.policy.dagger_games`` games (``play_dagger``)."""
+    def _dagger_seeds(self) -> list[int]:
+        """The seeds of this iteration's ``value.policy.dagger_games`` games (``play_dagger``), after its
+        self-play games'."""
         first = self.config.seed * 1_000_003 + self.state.steps * 10_007 + self.cfg.games
-        seeds = [first + g for g in range(self.cfg.policy.dagger_games)]
-        return [(evaluation, seeds[w::workers], settings) for w in range(workers)]
+        return [first + g for g in range(self.cfg.policy.dagger_games)]
 
     def _add_dagger(self, batches: list[PositionBatch]) -> None:
         """The bare policy's positions (``play_dagger``) join the policy's own buffer, which keeps the newest
