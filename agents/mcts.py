@@ -279,7 +279,8 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits, learned):
     rollout ply against calling the functions (see ``mancala_envs.core.inline``). Cached on disk per kernel
     by ``core.compiled.cached_njit`` (numba's ``cache=True`` cannot keep a closure). The phases
     are ``inline="always"`` too: one compiled loop, as if written in one piece. ``width``:
-    the length of the params vector, read into registers (``core.inline.params_reader``).
+    the length of the params vector, read into registers (``core.inline.params_reader``), or
+    None for the array itself (``Game.search_params_as_array``).
     ``legal_bits``: the game's hook (``Game.legal_bits``) or None; with it the rollouts draw
     their moves from the legal bit set and write no mask (the same moves).
     ``learned``: whether the loop can use a learned evaluation (``MCTSSettings.use_eval``,
@@ -288,7 +289,7 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits, learned):
     plain UCT never runs them. A loop built without them must be given neither setting.
     """
     k = inline_kernel(kernel)
-    params_of = params_reader(None, width)  # the params vector's entries in registers
+    params_of = params_reader(None, width)  # the params vector's entries in registers (or the array: width None)
     legal_mask, apply, current_player = k.legal_mask, k.apply, k.current_player
     returns, plies, scores, observe = k.returns, k.plies, k.scores, k.observe
     copy_position = inlined(search_hooks[0])  # Game.search_hooks: every row holds a position of the game, or zeros
@@ -541,7 +542,7 @@ def mcts_search(state: State, sims: int | None = 1000, time_limit: float | None 
     )
     heuristic = game.search_heuristic if game.search_heuristic is not None else _no_heuristic
     params = np.ascontiguousarray(game.params, dtype=np.int64)
-    best, done, used = _build_mcts(game.kernel, heuristic, len(params), game.search_hooks, game.legal_bits,
+    best, done, used = _build_mcts(game.kernel, heuristic, game.search_params_width(), game.search_hooks, game.legal_bits,
                                   evaluation is not None)(params, state.array.copy(), settings, tree, scratch)
     seconds = _time.perf_counter() - start
     visits, values = {}, {}

@@ -376,7 +376,7 @@ def _build_negamax(kernel, heuristic, search_hooks, width, learned, key_obs):
     its next move, or has a value to return to its parent.
     """
     k = inline_kernel(kernel)
-    params_of = params_reader(None, width)  # the params vector's entries in registers
+    params_of = params_reader(None, width)  # the params vector's entries in registers (or the array: width None)
     legal_mask, apply, current_player, scores = k.legal_mask, k.apply, k.current_player, k.scores
     returns, observe, plies = k.returns, k.observe, k.plies
     copy_position, position_key = (inlined(f) for f in search_hooks)  # Game.search_hooks
@@ -556,7 +556,7 @@ def _negamax_for(game: Game, max_stack: int, evaluation: EvalNet | None = None, 
     heuristic = game.search_heuristic
     params = np.ascontiguousarray(game.params, dtype=np.int64)
     loop = _build_negamax(game.kernel, heuristic if heuristic is not None else _no_heuristic, game.search_hooks,
-                          len(params), evaluation is not None, key == "obs")
+                          game.search_params_width(), evaluation is not None, key == "obs")
     line = SearchLine.allocate(max_stack, game.num_actions, game.state_size)
     buffers = SearchBuffers.allocate(game, evaluation)
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """What a newcomer waits for: each game family's first use, from empty caches and from warm ones.
 
-    .venv/bin/python benchmarks/first_use.py [--cases kalah-v0,solve,...] [--warm N] [--top K] [--out FILE]
+    .venv/bin/python benchmarks/first_use.py [--cases kalah-v0,solve,warm-solve,...] [--warm N] [--repeats N]
+                                             [--top K] [--out FILE]
 
 A case is what a new user does first, in one new Python process:
 
@@ -9,6 +10,20 @@ A case is what a new user does first, in one new Python process:
   ``mancala_envs.make(ID)``, ``reset``, one step, the first ``alphabeta:depth=4`` move and the
   first ``mcts:sims=200`` move (both from the start position);
 * ``solve``: ``mancala solve kalah-irving2000-v0 pits=4 seeds=3``, its endgame database included.
+
+and what a returning user waits for, a *warm process*: a new ``mancala`` process with every cache
+already filled (numba's, the package's, and Python's bytecode):
+
+* ``warm-solve``: ``mancala solve kalah-irving2000-v0 pits=4 seeds=1`` to its end;
+* ``warm-play``: ``mancala play kalah-v0`` to its first prompt (its first line of input is
+  ``quit``, so the process ends right after the prompt; the prompt's time is recorded too).
+
+Each runs once to fill its caches (in new folders of its own: ``NUMBA_CACHE_DIR``,
+``MANCALA_ENVS_CACHE``, ``PYTHONPYCACHEPREFIX``; ``PYTHONDONTWRITEBYTECODE`` is dropped, so the
+bytecode is cached as on a user's machine), then ``--repeats`` times timed. Beside the whole
+process, the same number of new processes time the interpreter alone (``python -c pass``) and
+the command's imports alone (``import mancala_envs.cli.solve``): the import time. The target is
+wall seconds on a quiet machine; the load average is recorded beside it.
 
 Every case runs first with empty caches (``NUMBA_CACHE_DIR`` and ``MANCALA_ENVS_CACHE`` pointed at
 new empty folders of its own, so nothing compiled by another case helps), then ``--warm`` more
@@ -23,7 +38,7 @@ lines the package printed on stderr to announce a compile or a database build ar
 as ``announced``.
 
 Prints a table (CPU and wall seconds per case, cold and warm, the steps, the costliest
-compiled functions) and writes ``benchmarks/results/first_use.json`` (or ``--out``) atomically.
+compiled functions; the warm processes) and writes ``benchmarks/results/first_use.json`` (or ``--out``) atomically.
 The CPU seconds of each announced compile (from empty caches) go to
 ``mancala_envs/core/compile_seconds.json`` (merged into what is there; not with ``--out``), whence
 the announcement's "about N s" (``mancala_envs.core.announce``).
@@ -57,6 +72,13 @@ SOLVE_ARGS = ("solve", "kalah-irving2000-v0", "pits=4", "seeds=3")
 AGENTS = ("alphabeta:depth=4", "mcts:sims=200")
 # Targets of the issue, in CPU seconds from empty caches. Reported, never asserted.
 TARGETS = {"family": 15.0, "solve": 20.0}
+# A warm process: (the mancala command's words, the module it imports, its first line of input).
+WARM_PROCESS = {
+    "warm-solve": (("solve", "kalah-irving2000-v0", "pits=4", "seeds=1"), "solve", None),
+    "warm-play": (("play", "kalah-v0", "--seed", "0"), "play", "quit\n"),
+}
+WARM_PROCESS_TARGET = 1.5  # wall seconds on a quiet machine, import time included
+PLAY_PROMPT = "your move"  # the start of the first prompt's question in `mancala play`
 
 # Run in the new process: argv[1] is the case. Prints one JSON object as its last line.
 _CHILD = r"""
@@ -197,6 +219,93 @@ def measure(case: str, warm: int, top: int) -> dict[str, Any]:
     }
 
 
+def mancala_command() -> list[str]:
+    """The installed ``mancala`` script beside this interpreter, else ``python -m mancala_envs.cli``."""
+    script = Path(sys.executable).with_name("mancala")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "mancala_envs.cli"]
+
+
+def timed_process(args: list[str], env: dict[str, str], stdin_text: str | None = None,
+                  prompt: str | None = None) -> dict[str, Any]:
+    """A new process: its CPU and wall seconds, and the wall seconds until ``prompt`` was on its stdout."""
+    with tempfile.TemporaryFile() as errors:
+        cpu_before, start = _children_cpu(), time.perf_counter()
+        child = subprocess.Popen(args, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
+        child.stdin.write((stdin_text or "").encode())
+        child.stdin.close()
+        out, prompt_seconds = b"", None
+        while chunk := os.read(child.stdout.fileno(), 65536):
+            out += chunk
+            if prompt_seconds is None and prompt is not None and prompt.encode() in out:
+                prompt_seconds = time.perf_counter() - start
+        child.stdout.close()
+        code = child.wait()
+        wall, cpu = time.perf_counter() - start, _children_cpu() - cpu_before
+        errors.seek(0)
+        detail = errors.read().decode(errors="replace").strip()[-2000:]
+    if code != 0 or (prompt is not None and prompt_seconds is None):
+        return {"status": "error", "detail": detail or out.decode(errors="replace")[-2000:], "exit_code": code}
+    return {"status": "ok", "cpu_seconds": cpu, "wall_seconds": wall, "prompt_seconds": prompt_seconds}
+
+
+def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    keys = [k for k in ("cpu_seconds", "wall_seconds", "prompt_seconds") if runs and runs[0].get(k) is not None]
+    return {k: statistics.median(r[k] for r in runs) for k in keys}
+
+
+def measure_warm_process(case: str, repeats: int) -> dict[str, Any]:
+    """``case`` of ``WARM_PROCESS`` once to fill its caches, then ``repeats`` times timed (wall and CPU).
+
+    Each repeat also times the interpreter alone and the command's imports alone, interleaved
+    with the whole command, so that a change of load touches the three alike.
+    """
+    words, module, stdin_text = WARM_PROCESS[case]
+    command = [*mancala_command(), *words]
+    prompt = PLAY_PROMPT if stdin_text else None
+    probes = {"process": (command, stdin_text, prompt),
+              "imports": ([sys.executable, "-c", f"import mancala_envs.cli.{module}"], None, None),
+              "interpreter": ([sys.executable, "-c", "pass"], None, None)}
+    with tempfile.TemporaryDirectory(prefix="mancala-first-use-") as folder:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(NUMBA_CACHE_DIR=os.path.join(folder, "numba"), MANCALA_ENVS_CACHE=os.path.join(folder, "data"),
+                   PYTHONPYCACHEPREFIX=os.path.join(folder, "bytecode"))
+        fill = timed_process(command, env, stdin_text, prompt)  # compiles, builds, writes bytecode
+        runs: dict[str, list] = {name: [] for name in probes}
+        if fill["status"] == "ok":
+            for _ in range(repeats):
+                for name, (args, text, wait_for) in probes.items():
+                    runs[name].append(timed_process(args, env, text, wait_for))
+    failed = [r for one in runs.values() for r in one if r["status"] != "ok"]
+    status = fill if fill["status"] != "ok" else failed[0] if failed else {"status": "ok"}
+    figures = {name: _medians([r for r in one if r["status"] == "ok"]) for name, one in runs.items()}
+    # the figure: to the first prompt for `play`, to the process's end for the rest
+    wall = figures["process"].get("prompt_seconds" if prompt else "wall_seconds")
+    return {
+        "case": case, "command": "mancala " + " ".join(words), **status,
+        "stdin": stdin_text, "repeats": repeats, "target_wall_seconds": WARM_PROCESS_TARGET,
+        "wall_seconds": wall, "cpu_seconds": figures["process"].get("cpu_seconds"),
+        "met": status["status"] == "ok" and wall is not None and wall <= WARM_PROCESS_TARGET,
+        "imports": figures["imports"], "interpreter": figures["interpreter"],
+        "fill": {k: fill.get(k) for k in ("cpu_seconds", "wall_seconds")},
+        "runs": runs,
+    }
+
+
+def warm_process_table(results: list[dict[str, Any]]) -> list[str]:
+    lines = ["", f"{'warm process':<12} {'wall s':>7} {'CPU s':>6} {'imports: wall':>14} {'CPU':>5} "
+             f"{'interpreter: wall':>18}  target, command"]
+    for r in results:
+        if r["status"] != "ok":
+            lines.append(f"{r['case']:<12} {r['status']}: {r.get('detail', '')}")
+            continue
+        imports, interpreter = r["imports"], r["interpreter"]
+        lines.append(f"{r['case']:<12} {r['wall_seconds']:>7.2f} {r['cpu_seconds']:>6.2f} "
+                     f"{imports['wall_seconds']:>14.2f} {imports['cpu_seconds']:>5.2f} "
+                     f"{interpreter['wall_seconds']:>18.2f}  <= {r['target_wall_seconds']} s wall: "
+                     f"{'met' if r['met'] else 'missed'}; {r['command']}")
+    return lines
+
+
 def write_estimates(results: list[dict[str, Any]], path: Path = ESTIMATES) -> None:
     """Merge the CPU seconds of the announced compiles of ``results`` (empty caches) into ``path``."""
     from mancala_envs.core.files import write_text_atomic
@@ -234,17 +343,20 @@ def table(results: list[dict[str, Any]]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", default=",".join(FAMILIES + ("solve",)),
-                        help="comma-separated: family ids and/or 'solve' (default: all)")
+    parser.add_argument("--cases", default=",".join(FAMILIES + ("solve", *WARM_PROCESS)),
+                        help="comma-separated: family ids, 'solve', 'warm-solve', 'warm-play' (default: all)")
     parser.add_argument("--warm", type=int, default=2, help="warm processes per case (default 2)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per warm-process case (default 5)")
     parser.add_argument("--top", type=int, default=8, help="compiled functions listed per case (default 8)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results file (JSON)")
     args = parser.parse_args(argv)
     from mancala_envs.core.files import write_text_atomic
 
     load_at_start = os.getloadavg()
-    results = [measure(case, args.warm, args.top) for case in args.cases.split(",")]
-    print("\n".join(table(results)))
+    cases = args.cases.split(",")
+    results = [measure(case, args.warm, args.top) for case in cases if case not in WARM_PROCESS]
+    warm_process = [measure_warm_process(case, args.repeats) for case in cases if case in WARM_PROCESS]
+    print("\n".join(table(results) + warm_process_table(warm_process)))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     report = {
         "schema": SCHEMA,
@@ -256,12 +368,14 @@ def main(argv: list[str] | None = None) -> int:
         "load_average": {"start": [round(x, 2) for x in load_at_start],
                          "end": [round(x, 2) for x in os.getloadavg()]},
         "cases": results,
+        "warm_process": warm_process,
     }
     write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
     print(f"wrote {args.out}")
     if args.out == DEFAULT_OUT:
         write_estimates(results)
-    return 1 if any(r["empty_caches"]["status"] != "ok" for r in results) else 0
+    failed = any(r["empty_caches"]["status"] != "ok" for r in results) or any(r["status"] != "ok" for r in warm_process)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

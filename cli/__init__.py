@@ -34,6 +34,7 @@ pits=4``). Agents are specs such as ``random``, ``greedy``, ``alphabeta:depth=4`
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from typing import Sequence
@@ -42,25 +43,45 @@ import mancala_envs
 from mancala_envs.core.errors import MancalaError
 
 from .arguments import CommandParser
-from . import eval as eval_command
-from . import list as list_command
-from . import match, play, replay, serve, show, solve, tournament, train
 
-# In the order `mancala --help` lists them.
-SUBCOMMANDS = (list_command, show, match, replay, tournament, solve, play, serve, train, eval_command)
+# Each subcommand's module (under mancala_envs.cli), in the order `mancala --help` lists them.
+# A command line imports only the module of its command, so `mancala solve` never loads the
+# training or evaluation layers; `mancala --help` (or no command, or an unknown one) imports
+# them all to list them. A new subcommand is one more line here.
+SUBCOMMANDS = {
+    "list": "list",
+    "show": "show",
+    "match": "match",
+    "replay": "replay",
+    "tournament": "tournament",
+    "solve": "solve",
+    "play": "play",
+    "serve": "serve",
+    "train": "train",
+    "eval": "eval",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_module(name: str):
+    """The module of subcommand ``name`` (it has ``add_parser(subparsers)`` and ``run(args)``)."""
+    return importlib.import_module(f"{__name__}.{SUBCOMMANDS[name]}")
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``mancala`` parser: with ``argv``, only its command's subparser when it names one."""
     parser = CommandParser(prog="mancala", description="Mancala games as RL environments.")
     parser.add_argument("--version", action="version", version=f"mancala-envs {mancala_envs.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in SUBCOMMANDS:
-        command.add_parser(sub)
+    first = argv[0] if argv else None  # the command, when no top-level flag comes before it
+    for name in [first] if first in SUBCOMMANDS else SUBCOMMANDS:
+        command_module(name).add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    # (not list(argv): importing the submodule `list` binds the name `list` in this package)
+    argv = sys.argv[1:] if argv is None else [*argv]
+    parser = build_parser(argv)
     # Game options are key=value words anywhere after the subcommand's positionals.
     args, extra = parser.parse_known_args(argv)
     stray = [word for word in extra if "=" not in word or word.startswith("-")]

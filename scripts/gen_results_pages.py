@@ -305,7 +305,31 @@ def first_use_section(name: str, data: dict) -> str:
         md_table(["case", "empty caches: CPU", "wall", "compiling", "warm: CPU", "wall", "target (CPU)"], rows), "",
         "The costliest compiled functions of each case (CPU seconds of their own compile, without the "
         "functions they compiled meanwhile; signatures compiled):", "",
-        md_table(["case", "function", "CPU", "signatures"], compiled), ""])
+        md_table(["case", "function", "CPU", "signatures"], compiled), "", *warm_process_part(data)])
+
+
+def warm_process_part(data: dict) -> list[str]:
+    """``first_use.json``'s warm processes: a new ``mancala`` process with every cache filled."""
+    rows = []
+    for case in data.get("warm_process", []):
+        if case.get("status") != "ok":
+            rows.append([f"`{case['command']}`", case.get("status"), "", "", "", "", ""])
+            continue
+        imports, interpreter = case.get("imports", {}), case.get("interpreter", {})
+        verdict = {True: "met", False: "NOT met"}[bool(case.get("met"))]
+        rows.append([f"`{case['command']}`", seconds(case.get("wall_seconds")), seconds(case.get("cpu_seconds")),
+                     seconds(imports.get("wall_seconds")), seconds(imports.get("cpu_seconds")),
+                     seconds(interpreter.get("wall_seconds")), f"{seconds(case.get('target_wall_seconds'))}: {verdict}"])
+    if not rows:
+        return []
+    return [
+        "### A warm new process", "",
+        "A new `mancala` process with every cache already filled (numba's, the package's, Python's "
+        "bytecode): `solve` to its end, `play` to its first prompt. Medians of the runs; imports: a "
+        "new process that only imports the command's module; interpreter: `python -c pass`. The "
+        "target is wall time on a quiet machine, so under the load recorded above the CPU time is "
+        "the closer figure.", "",
+        md_table(["command", "wall", "CPU", "imports: wall", "CPU", "interpreter: wall", "target (wall)"], rows), ""]
 
 
 def ray_training_section(name: str, data: dict) -> str:

@@ -112,3 +112,49 @@ def test_solve_from_empty_caches_says_what_it_compiles_and_builds(tmp_path):
     again = _run([sys.executable, "-m", "mancala_envs.cli", "solve", "kalah-v0", "pits=2", "seeds=1", "--quiet"],
                  tmp_path, timeout=900)
     assert _announced(again.stderr) == []
+
+
+@needs_jit
+def test_inlined_blocks_share_one_copy_of_their_scope_and_compile_the_same():
+    """``core.inline_copy`` is installed; its copies of a function's blocks are equal to them and
+    share one copy of the scope; a function built of an inlined helper with many blocks still
+    computes what the Python does."""
+    import numpy as np
+    from numba import njit
+    from numba.core.compiler import run_frontend
+    from numba.core.inline_closurecall import InlineWorker
+
+    from mancala_envs.core import inline_copy
+
+    inline_copy.install()  # a second call changes nothing
+    assert InlineWorker.inline_ir._shares_scope_copies
+
+    def step(x, k):
+        if x % 3 == 0:
+            x = x // 3 + k
+        elif x % 3 == 1:
+            for i in range(k):
+                x += i if i % 2 else -i
+        else:
+            x = x * 2 - k
+        return x
+
+    def walk_with(helper):
+        def walk(values, k):
+            total = 0
+            for v in values:
+                total += helper(helper(v, k), k + 1)
+            return total
+
+        return walk
+
+    compiled, walk = njit(walk_with(njit(inline="always")(step))), walk_with(step)
+    blocks = list(run_frontend(step).blocks.values())
+    assert len(blocks) > 3
+    copier = inline_copy._ScopeSharingCopy()
+    copies = [copier.deepcopy(block) for block in blocks]
+    assert copies == blocks  # equal IR ...
+    assert len({id(block.scope) for block in copies}) == 1  # ... with one copy of the scope ...
+    assert copies[0].scope is not blocks[0].scope and copies[0].body[0] is not blocks[0].body[0]  # ... all copied
+    values = np.arange(-20, 40, dtype=np.int64)
+    assert all(compiled(values, k) == walk(values, k) for k in range(5))

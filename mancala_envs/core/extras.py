@@ -10,6 +10,7 @@ extra       what needs it
             Stable-Baselines3, sb3-contrib, TensorBoard, matplotlib, rich)
 ``render``  pictures: ``render_mode="rgb_array"``/``"human"``, ``mancala play --window``,
             ``mancala replay --gif`` (pygame, pillow)
+``web``     ``mancala serve``, the browser page (Flask)
 ``docs``    the documentation site (MkDocs Material, mkdocstrings)
 ``ray``     ``--backend ray`` (games on a Ray cluster) and ``algo: rllib_ppo`` (RLlib)
 ==========  =============================================================================

@@ -35,11 +35,14 @@ import numpy as np
 
 from numba import njit
 
+from . import inline_copy
 from .checks import checked_action, checked_seed, is_integer
 from .errors import IllegalActionError, InvalidStateError
 from .jit_helpers import copy_into, hash_state
 from .options import Option, resolve_options
 from ..render.svg import save_svg as write_svg, state_svg
+
+inline_copy.install()  # quicker inlining for every compile of the process (see core.inline_copy)
 
 
 @njit(cache=True)
@@ -257,6 +260,14 @@ class Game(ABC):
     #: read only the words in use, with the very same results.
     search_hooks: ClassVar[tuple[Callable, Callable]] = (copy_whole_state, whole_state_key)
 
+    #: True when the kernel's ``apply`` calls compiled functions of its own rather than having
+    #: everything inlined (the card games' ply and repetition record). The search loops
+    #: (``mancala_envs.agents``) then hand the kernel the params array itself, not its entries in
+    #: registers (``core.inline.params_reader``), so those functions run the one specialisation
+    #: the env compiles (and caches) for an array, not a second one for a tuple: seconds of
+    #: compile saved for a few memory loads a ply.
+    search_params_as_array: ClassVar[bool] = False
+
     #: Optional ``legal_bits(state, params) -> int``, a jitted function (set it as a
     #: ``staticmethod``): the legal actions as a bit set, bit ``a`` for action ``a`` (games of at
     #: most 64 actions). A game that has it must build ``legal_mask`` from it (``mask_from_bits``
@@ -270,6 +281,11 @@ class Game(ABC):
     #: leaves them out: the exact solver's table then holds values relative to the mover's
     #: current margin, so positions that differ only in their scores share one entry.
     key_excludes_scores: bool = False
+
+    def search_params_width(self) -> int | None:
+        """A search loop's ``width`` for ``core.inline.params_reader``: the length of the params
+        vector (its entries in registers), or None (the array itself) with ``search_params_as_array``."""
+        return None if self.search_params_as_array else len(self.params)
 
     def position_key_indices(self) -> np.ndarray:
         """The state entries that decide the future of the game (int64 indices into the state).

@@ -868,6 +868,7 @@ class RondellGame(Game):
 
     kernel = KERNEL
     family = "rondell"
+    search_params_as_array = True  # apply calls _play and _record: the env's compiled copies serve the search too
     OPTIONS = (
         Option("piles", 9, "int", "piles in the ring", low=2, high=32),
         Option("cards_per_pile", 6, "int", "cards per pile at the deal", low=2, high=16),

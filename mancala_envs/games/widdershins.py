@@ -786,6 +786,7 @@ class WiddershinsGame(Game):
     kernel = KERNEL
     legal_bits = staticmethod(legal_bits)  # what legal_mask writes out, for the random playouts
     family = "widdershins"
+    search_params_as_array = True  # apply calls _play and _record: the env's compiled copies serve the search too
     OPTIONS = (
         Option(
             "ending",
