@@ -358,12 +358,39 @@ def strength_section(name: str, data: dict) -> str:
                  for s in summary]
         out += ["Over the training seeds:", "",
                 md_table(["row", "scores by seed", "mean", "min", "max", "target met"], table), ""]
+    out += _oracle_rows(data)
     training = data.get("training") or []
     if training:
-        table = [[f"`{t['config']}`", t.get("train_seed"), seconds(t.get("seconds")),
+        table = [[f"`{t['config']}`", t.get("train_seed"), seconds(t.get("seconds")), seconds(t.get("cpu_seconds")),
                   t.get("load") or _load(t), t.get("note")] for t in training]
-        out += ["Training:", "", md_table(["config", "seed", "training time", "load", "note"], table), ""]
+        out += ["Training:", "", md_table(["config", "seed", "training time", "CPU time", "load", "note"], table), ""]
     return "\n".join(out)
+
+
+def _oracle_rows(data: dict) -> list[str]:
+    """The oracle row of a strength file (``optimal_move_rate``): each agent against perfect play."""
+    rates = list((data.get("optimal_move_rate") or {}).values())
+    if not rates:
+        return []
+
+    def ci(r: dict, key: str, fmt: Callable[[float], str]) -> str:
+        low_high = r.get(key + "_ci")
+        return "" if not low_high else f" ({fmt(low_high[0])}-{fmt(low_high[1])})"
+
+    def stones(x: float) -> str:
+        return f"{x:.2f}"
+
+    table = [[f"`{r['agent']}`", r.get("train_seed"),
+              percent(r["rate"]) + ci(r, "rate", percent),
+              "-" if r.get("kept") is None else percent(r["kept"]) + ci(r, "kept", percent),
+              stones(r["mean_loss"]) + ci(r, "mean_loss", stones),
+              "-" if r.get("ms_per_move") is None else f"{r['ms_per_move']:.2f}",
+              "-" if r.get("target") is None else f">= {percent(r['target'])}", _met(r["rate"], r.get("target"))]
+             for r in rates]
+    head = ["agent", "training seed", "optimal moves (95% CI)", "result kept (95% CI)", "stones lost a move (95% CI)",
+            "CPU ms a move", "optimal target", "met"]
+    return [f"Against perfect play: {rates[0]['sample']}; every legal move valued exactly (endgame database, "
+            "else the solver); intervals bootstrapped over the positions.", "", md_table(head, table), ""]
 
 
 def _load(training: dict) -> str | None:
