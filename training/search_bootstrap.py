@@ -16,7 +16,13 @@ networks on the positions collected so far:
 3. **Targets.** ``(1 - outcome_weight) * search + outcome_weight * result``: the search
    value on the [-1, 1] scale (with no evaluation yet, ``tanh(score difference /
    value.margin_scale)``; a proven end of the game, its result), mixed with the game's
-   final result for the player to move. With ``value.score_blend`` the evaluation is
+   final result for the player to move. ``value.result_target: margin`` puts the game's end in
+   as ``tanh(final score difference / value.margin_scale)`` instead of its result (+1/0/-1), so
+   the value learns by how much a position is won, the margin perfect play maximises. With
+   ``value.endgame_targets`` every position the game's endgame database holds
+   (``mancala_envs.agents.endgame``, Kalah) is labelled with its exact value instead (perfect
+   play's result or margin on the same scale, the search value and the game's end both
+   replaced): free, exact supervision for the endgame. With ``value.score_blend`` the evaluation is
    ``tanh(h / value.margin_scale)`` plus the value network, ``h`` plain alpha-beta's leaf
    value (the game's search heuristic, else the score difference; the file's
    ``score_scale``, ``mancala_envs.agents.learned.learned_eval``), so the network is fitted to the
@@ -37,9 +43,12 @@ networks on the positions collected so far:
 
    - ``teacher``: its target move, the search's (``search``) or plain alpha-beta's at the
      same depth (``plain``), or at ``teacher_depth`` plies while self-play keeps its own;
-   - ``temperature: T > 0`` (plain teacher): soft targets, the softmax over every legal move
-     of plain alpha-beta's value of it (each child searched one ply less deep) divided by
-     ``T``, so equally good moves share the target instead of one being picked at random;
+   - ``temperature: T > 0``: soft targets, the softmax over every legal move of the teacher's
+     value of it (each child searched one ply less deep) divided by ``T``, so equally good
+     moves share the target instead of one being picked at random: plain alpha-beta's (plain
+     teacher, values in stones) or the self-play search's with the current evaluation (search
+     teacher, values on the [-1, 1] scale: AlphaZero-style targets from the search; the first
+     iteration, before any evaluation, searches plainly);
    - ``move_hidden`` (move features): a *move scorer*, an MLP of one move's block and the
      features' summary whose one output is added to that move's logit, the same weights for
      every move, so what it learns of one move holds for all;
