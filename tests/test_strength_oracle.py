@@ -109,3 +109,13 @@ def test_endgame_and_margin_targets_are_the_exact_values():
                                                                move_feature_set("none", game)))
     assert set(np.unique(plain.results)) <= {-1.0, 0.0, 1.0}  # the default: the game's result
     assert not np.array_equal(plain.values, plain.results)
+
+
+def test_the_new_value_keys_refuse_bad_values():
+    from mancala_envs.training.config import ConfigError, load_config
+
+    with pytest.raises(ConfigError, match="value.result_target must be result or margin, got 'points'"):
+        load_config(ROOT / "configs/kalah-v0-quick.yaml", ["value.result_target=points"])
+    with pytest.raises(ConfigError, match="value.endgame_targets needs a game with an endgame database"):
+        load_config(ROOT / "configs/rondell-v0-value.yaml", ["value.endgame_targets=true"])
+    assert load_config(ROOT / "configs/kalah-v0-value.yaml", []).value.result_target == "result"  # as before
