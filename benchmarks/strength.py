@@ -39,11 +39,11 @@ large as the margin over a target. Timings (training seconds) depend on the mach
 records ``os.getloadavg()`` at the start and end.
 
 The oracle row (Kalah settings; ``--solved N``, default 500, ``0`` for none): every agent of
-the setting (both sides of its rows) against perfect play on the same ``N`` distinct
-positions of real games, ``alphabeta:depth=3`` against itself after two random plies (a
-player no setting trains against or is judged by), each with at most ``--max-board`` stones
-left on the board (default 36), every legal move of each valued exactly by the endgame
-database or the solver (``mancala_envs.evaluation.analysis.solved_positions``, solved once per
+the setting (both sides of its rows, and the setting's ``ORACLE_EXTRA``) against perfect
+play on the same ``N`` distinct positions of real games, ``alphabeta:depth=3`` against
+itself after two random plies (a player no setting trains against or is judged by), each
+with at most ``--max-board`` stones left on the board (default 36), every legal move of each
+valued exactly by the endgame database or the solver (``mancala_envs.evaluation.analysis.solved_positions``, solved once per
 game). For each agent: the optimal-move rate, the rate of moves that keep the result (win,
 draw or loss under perfect play), and the mean stones lost a move, each with a 95% interval
 bootstrapped over the positions (``analysis.oracle_accuracy``), its CPU time a move, and the
@@ -142,6 +142,10 @@ def measure_row(env_id: str, spec_a: str, spec_b: str, run_dir: Path, openings: 
     }
 
 
+# more agents in the oracle row of a setting (beyond both sides of its match rows): deeper searches with
+# the run's evaluation (the target is for a search agent at <= 30 ms a move) and plain anchors
+ORACLE_EXTRA = {"main": ["alphabeta:depth=10,eval=RUN", "mcts:sims=800,eval=RUN", "alphabeta:depth=10",
+                         "alphabeta:depth=12"]}
 # the oracle row's targets: a search agent with the learned evaluation, the bare network
 ORACLE_TARGETS = {"eval=RUN": 0.92, "policy:RUN": 0.75}
 ORACLE_PLAYERS = "alphabeta:depth=3"  # plays the oracle's games: no setting trains against it or is judged by it
@@ -362,7 +366,7 @@ def main(argv=None) -> int:
             if run["env_id"] not in samples:  # one solved sample per game, every run's agents on it
                 samples[run["env_id"]] = solved_sample(run["env_id"], args.solved, args.seed, args.max_board)
             specs = next(specs for config, _, specs in entries if config == run["config"])
-            agents = list(dict.fromkeys(s for a, b, _ in specs for s in (a, b)))
+            agents = list(dict.fromkeys([s for a, b, _ in specs for s in (a, b)] + ORACLE_EXTRA.get(args.setting, [])))
             prefix = run["env_id"] + (f" seed {seed_label(run['train_seed'])}" if several else "")
             rates.update({f"{prefix} {spec}": dict(r, train_seed=run["train_seed"]) for spec, r in oracle_rows(
                 run["env_id"], agents, run["run_dir"], samples[run["env_id"]], args.seed, args.max_board).items()})

@@ -70,6 +70,7 @@ def test_strength_prints_and_writes_the_oracle_row(tmp_path, monkeypatch, capsys
         sys.path.remove(str(ROOT / "benchmarks"))
     monkeypatch.setitem(strength.SETTINGS, "main", [("configs/kalah-v0-quick.yaml", "kalah-v0", [
         ("alphabeta:depth=1,eval=RUN", "alphabeta:depth=1", 0.60), ("policy:RUN", "random", 0.97)])])
+    monkeypatch.setitem(strength.ORACLE_EXTRA, "main", ["alphabeta:depth=2,eval=RUN"])
     game = make_game("kalah-v0")
     rng = np.random.default_rng(0)
     width = input_width(game, "onehot")
@@ -85,7 +86,7 @@ def test_strength_prints_and_writes_the_oracle_row(tmp_path, monkeypatch, capsys
     printed = capsys.readouterr().out
     rates = json.loads(out.read_text())["optimal_move_rate"]
     assert sorted(r["agent"] for r in rates.values()) == sorted(
-        ["alphabeta:depth=1,eval=RUN", "alphabeta:depth=1", "policy:RUN", "random"])
+        ["alphabeta:depth=1,eval=RUN", "alphabeta:depth=1", "policy:RUN", "random", "alphabeta:depth=2,eval=RUN"])
     for r in rates.values():
         assert r["positions"] == 6 and r["max_board"] == 10 and r["train_seed"] == 4
         for key in ("rate", "kept", "mean_loss"):
