@@ -372,7 +372,9 @@ def main(argv=None) -> int:
                 run["env_id"], agents, run["run_dir"], samples[run["env_id"]], args.seed, args.max_board).items()})
         print("\n".join(f"oracle sample, {env}: {sample['sample']}" for env, sample in samples.items()))
         print(rates_table(rates))
-    results = {"setting": args.setting, "seed": args.seed, "rows": rows, "over_seeds": summary, "training": training,
+    provenance = {"command": " ".join(["python benchmarks/strength.py", *(sys.argv[1:] if argv is None else argv)]),
+                  "measured_at": time.strftime("%Y-%m-%d", time.gmtime()), "machine": f"{os.cpu_count()} cores"}
+    results = {"setting": args.setting, "seed": args.seed, "provenance": provenance, "rows": rows, "over_seeds": summary, "training": training,
                "openings": args.openings, "optimal_move_rate": rates,
                "oracle_sample": {env: {k: v for k, v in sample.items() if k != "positions"} for env, sample in samples.items()}, "load_before": load_before,
                "load_after": os.getloadavg()}
