@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/strength.py --setting main              # trains configs/kalah-v0-quick.yaml
     .venv/bin/python benchmarks/strength.py --setting default           # trains configs/kalah-v0-value.yaml
     .venv/bin/python benchmarks/strength.py --setting families          # one value config per other family
+    .venv/bin/python benchmarks/strength.py --setting irving            # Irving's rules against depth 10 and 12
     .venv/bin/python benchmarks/strength.py --setting main --run RUN_DIR   # measure an existing run folder
     .venv/bin/python benchmarks/strength.py --setting main --openings 100 --out FILE
     .venv/bin/python benchmarks/strength.py --setting main --run RUN_DIR --solved 0   # without the oracle row
@@ -92,6 +93,12 @@ SETTINGS = {
         ("policy:RUN", "alphabeta:depth=4", 0.40),
         ("mcts:sims=800,eval=RUN", "alphabeta:depth=6", None),
     ])],
+    # Irving's rules (empty capture); the search agent must take no more time a move than plain depth 12
+    "irving": [("configs/kalah-irving2000-quick.yaml", "kalah-irving2000-v0", [
+        ("mcts:sims=800,eval=RUN", "alphabeta:depth=10", 0.70),
+        ("mcts:sims=800,eval=RUN", "alphabeta:depth=12", 0.60),
+        ("alphabeta:depth=6,eval=RUN", "alphabeta:depth=10", None),
+    ])],
     "families": [
         (f"configs/{env}-value.yaml", env, [
             (f"alphabeta:depth={depth},eval=RUN", f"alphabeta:depth={depth}", 0.60),
@@ -137,6 +144,7 @@ def measure_row(env_id: str, spec_a: str, spec_b: str, run_dir: Path, openings: 
         "env_id": env_id, "agent_a": spec_a, "agent_b": spec_b, "run_dir": str(run_dir),
         "games": result.counts()[0], "distinct_games": report["distinct_games"],
         "score": report["score"], "score_ci": list(report["score_ci"]), "suite": suite.label(),
+        "by_seat": [seat["score"] for seat in report["by_seat"]],  # A's score as player_0, as player_1
         "seconds": round(time.perf_counter() - started, 1),
         "command": f"mancala match {env_id} '{a}' '{spec_b}' --openings {openings} --seed {seed} --workers 0{where}",
     }

@@ -88,7 +88,7 @@ def kind_of(data: dict) -> str:
     return "other"
 
 
-SETTING_ORDER = {"main": 0, "default": 1}  # strength.py's settings, in the order the page shows them
+SETTING_ORDER = {"main": 0, "default": 1, "irving": 2}  # strength.py's settings, in the order the page shows them
 PAGE_OF_KIND = {"speed": "performance", "first_use": "performance", "boards": "solver", "midgame": "solver", "strength": "strength",
                 "other": "performance"}
 
@@ -346,10 +346,12 @@ def strength_section(name: str, data: dict) -> str:
     games = sorted({r["env_id"] for r in rows})
     out = [f"## Setting `{data['setting']}`: {', '.join(f'`{g}`' for g in games)}", "", provenance(data, name), ""]
     table = [[f"`{r['agent_a']}` vs `{r['agent_b']}`", r.get("train_seed"),
-              percent(r["score"]) + interval(r.get("score_ci")), r.get("distinct_games"),
+              percent(r["score"]) + interval(r.get("score_ci")),
+              " / ".join(percent(x) for x in r["by_seat"]) if r.get("by_seat") else "-", r.get("distinct_games"),
               "-" if r.get("target") is None else f">= {percent(r['target'])}", _met(r["score"], r.get("target"))]
              for r in rows]
-    out += [md_table(["row", "training seed", "score (95% CI)", "distinct games", "target", "met"], table), ""]
+    out += [md_table(["row", "training seed", "score (95% CI)", "as player_0 / player_1", "distinct games", "target",
+                      "met"], table), ""]
     summary = data.get("over_seeds") or []
     if summary:
         table = [[f"`{s['agent_a']}` vs `{s['agent_b']}`", " / ".join(percent(x) for x in s["scores"]),
