@@ -39,6 +39,10 @@ result: the spread from seed to seed (several points on the family configs) is o
 large as the margin over a target. Timings (training seconds) depend on the machine's load; the JSON
 records ``os.getloadavg()`` at the start and end.
 
+``--move-times N`` (default 200; 0 for none): every agent of the setting's rows (with the
+first run's evaluation) timed on the same ``N`` positions of ``alphabeta:depth=3`` self-play
+(every stage of the game), mean CPU milliseconds a move (JSON key ``move_ms``).
+
 The oracle row (Kalah settings; ``--solved N``, default 500, ``0`` for none): every agent of
 the setting (both sides of its rows, and the setting's ``ORACLE_EXTRA``) against perfect
 play on the same ``N`` distinct positions of real games, ``alphabeta:depth=3`` against
@@ -68,7 +72,7 @@ import numpy as np  # noqa: E402
 
 from mancala_envs.agents import make_agent  # noqa: E402
 from mancala_envs.evaluation import play_match
-from mancala_envs.evaluation.analysis import oracle_accuracy, solved_positions  # noqa: E402
+from mancala_envs.evaluation.analysis import oracle_accuracy, sample_positions, solved_positions  # noqa: E402
 from mancala_envs.evaluation.openings import opening_suite  # noqa: E402
 from mancala_envs.cli.suite_options import add_backend_arguments, check_backend_args  # noqa: E402
 from mancala_envs.core.errors import MancalaError  # noqa: E402
@@ -201,6 +205,25 @@ def oracle_rows(env_id: str, specs: list[str], run_dir: str, sample: dict, seed:
     return rows
 
 
+def move_times(env_id: str, specs: list[str], run_dir: str, seed: int, positions: int = 200) -> dict[str, float]:
+    """Every agent's mean CPU milliseconds a move on the same ``positions`` positions of ``ORACLE_PLAYERS``'
+    games (every stage of the game, no stone limit), each agent compiled and warmed up first: the issue
+    bounds a search agent's time a move by plain alpha-beta's."""
+    pair = (make_agent(ORACLE_PLAYERS, seed=seed), make_agent(ORACLE_PLAYERS, seed=seed + 1))
+    states = sample_positions(env_id, positions, seed=seed, players=pair)
+    times = {}
+    for spec in specs:
+        agent = make_agent(spec.replace("RUN", run_dir), seed=seed)
+        agent.act(states[0].clone())
+        cpu = time.process_time()
+        for state in states:
+            agent.reset(seed=seed)
+            agent.act(state.clone())
+        times[spec] = round(1000 * (time.process_time() - cpu) / len(states), 2)
+        print(f"  {env_id}, {spec}: {times[spec]} CPU ms a move over {len(states)} positions", flush=True)
+    return times
+
+
 def oracle_target(spec: str) -> float | None:
     """The issue's optimal-move target of an agent (``ORACLE_TARGETS``), None for a baseline."""
     return next((target for key, target in ORACLE_TARGETS.items() if key in spec), None)
@@ -323,6 +346,8 @@ def main(argv=None) -> int:
     parser.add_argument("--solved", type=int, default=500,
                         help="the oracle row: every agent against perfect play on this many solved positions "
                              "(Kalah settings; default 500; 0: none)")
+    parser.add_argument("--move-times", type=int, default=200,
+                        help="every agent's CPU time a move on this many positions of real games (0: none)")
     parser.add_argument("--rates-only", action="store_true",
                         help="with --run: only the oracle row, not the match rows")
     parser.add_argument("--max-board", type=int, default=36,
@@ -360,6 +385,11 @@ def main(argv=None) -> int:
                 rows.append(row)
                 print(f"  {env_id} (training seed {seed_label(seed)}): {spec_a} vs {spec_b}: {row['score']:.1%} "
                       f"over {row['games']} games", flush=True)
+    timing = {}
+    for run in training[:1] if args.move_times else []:  # the first run's agents: the times hardly vary by run
+        specs = next(specs for config, _, specs in entries if config == run["config"])
+        agents = list(dict.fromkeys(s for a, b, _ in specs for s in (a, b)))
+        timing[run["env_id"]] = move_times(run["env_id"], agents, run["run_dir"], args.seed, args.move_times)
     print(table(rows))
     summary = over_seeds(rows)
     if any(s["runs"] > 1 for s in summary):
@@ -383,7 +413,7 @@ def main(argv=None) -> int:
     provenance = {"command": " ".join(["python benchmarks/strength.py", *(sys.argv[1:] if argv is None else argv)]),
                   "measured_at": time.strftime("%Y-%m-%d", time.gmtime()), "machine": f"{os.cpu_count()} cores"}
     results = {"setting": args.setting, "seed": args.seed, "provenance": provenance, "rows": rows, "over_seeds": summary, "training": training,
-               "openings": args.openings, "optimal_move_rate": rates,
+               "openings": args.openings, "move_ms": timing, "optimal_move_rate": rates,
                "oracle_sample": {env: {k: v for k, v in sample.items() if k != "positions"} for env, sample in samples.items()}, "load_before": load_before,
                "load_after": os.getloadavg()}
     write_text_atomic(args.out, json.dumps(results, indent=1) + "\n")

@@ -47,7 +47,7 @@ from mancala_envs.agents.endgame import endgame_for
 from mancala_envs.agents.solver import SolverTable, solve
 
 __all__ = ["OptimalMoveRate", "OracleAccuracy", "PositionValue", "SolvedPosition", "move_values", "optimal_move_rate",
-           "oracle_accuracy", "solved_positions", "value"]
+           "oracle_accuracy", "sample_positions", "solved_positions", "value"]
 
 
 @dataclass
@@ -187,6 +187,14 @@ class OracleAccuracy:
     kept_ci: list[float]
     mean_loss: float  # mean stones (final score difference) lost by the agent's move against a best move
     mean_loss_ci: list[float]
+
+
+def sample_positions(env: str | Game, positions: int, seed: int = 0, max_board: int | None = None,
+                     players: tuple[Agent, Agent] | None = None, **options) -> list[State]:
+    """The distinct positions ``solved_positions`` would solve (the same arguments, the same positions),
+    unsolved: e.g. to time agents on the positions of real games."""
+    return _sample_positions(game_of(env, **options), positions, np.random.default_rng(seed), max_board=max_board,
+                             players=players)
 
 
 def solved_positions(env: str | Game, positions: int, seed: int = 0, memory: str | int = "512M",

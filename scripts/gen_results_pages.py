@@ -360,6 +360,9 @@ def strength_section(name: str, data: dict) -> str:
                  for s in summary]
         out += ["Over the training seeds:", "",
                 md_table(["row", "scores by seed", "mean", "min", "max", "target met"], table), ""]
+    for env_id, times in (data.get("move_ms") or {}).items():
+        out += [f"CPU time a move on `{env_id}` (positions of `alphabeta:depth=3` self-play, every stage):", "",
+                md_table(["agent", "CPU ms a move"], [[f"`{spec}`", f"{ms:.2f}"] for spec, ms in times.items()]), ""]
     out += _oracle_rows(data)
     training = data.get("training") or []
     if training:
