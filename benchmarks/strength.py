@@ -1,12 +1,14 @@
 """Strength table: agents with a learned evaluation (and their bare networks) against the baselines.
 
-    .venv/bin/python benchmarks/strength.py --setting main              # trains configs/kalah-v0-quick.yaml (~3 min)
+    .venv/bin/python benchmarks/strength.py --setting main              # trains configs/kalah-v0-quick.yaml
     .venv/bin/python benchmarks/strength.py --setting default           # trains configs/kalah-v0-value.yaml
     .venv/bin/python benchmarks/strength.py --setting families          # one value config per other family
+    .venv/bin/python benchmarks/strength.py --setting irving            # Irving's rules against depth 10 and 12
     .venv/bin/python benchmarks/strength.py --setting main --run RUN_DIR   # measure an existing run folder
     .venv/bin/python benchmarks/strength.py --setting main --openings 100 --out FILE
-    .venv/bin/python benchmarks/strength.py --setting default --run RUN_DIR --solved 200   # + optimal-move rates
-    .venv/bin/python benchmarks/strength.py --setting default --run RUN_DIR --solved 200 --rates-only
+    .venv/bin/python benchmarks/strength.py --setting main --run RUN_DIR --solved 0   # without the oracle row
+    .venv/bin/python benchmarks/strength.py --setting main --run RUN_DIR --rates-only  # only the oracle row
+    .venv/bin/python benchmarks/strength.py --setting main --run RUN_DIR --solved 200 --max-board 24
     .venv/bin/python benchmarks/strength.py --setting families --env afrika-v0 --run RUN_DIR  # one family
     .venv/bin/python benchmarks/strength.py --setting families --env afrika-v0 --seeds 0 1 2  # three trained seeds
     .venv/bin/python benchmarks/strength.py --setting families --env afrika-v0 --run R0 --run R1 --run R2
@@ -34,9 +36,23 @@ suite (``--seed``) and printed with the run's training seed, each with its inter
 distinct games; a second table gives every row over the seeds: each seed's score, their
 mean, min and max, and whether every seed meets the target. One lucky seed is not a
 result: the spread from seed to seed (several points on the family configs) is often as
-large as the margin over a target. ``--solved N`` adds every agent's optimal-move rate on N solved positions
-(Kalah settings; ``optimal_move_rates``), a separate step that the main job does not run. Timings (training seconds) depend on the machine's load; the JSON records
-``os.getloadavg()`` at the start and end.
+large as the margin over a target. Timings (training seconds) depend on the machine's load; the JSON
+records ``os.getloadavg()`` at the start and end.
+
+``--move-times N`` (default 200; 0 for none): every agent of the setting's rows (with the
+first run's evaluation) timed on the same ``N`` positions of ``alphabeta:depth=3`` self-play
+(every stage of the game), mean CPU milliseconds a move (JSON key ``move_ms``).
+
+The oracle row (Kalah settings; ``--solved N``, default 500, ``0`` for none): every agent of
+the setting (both sides of its rows, and the setting's ``ORACLE_EXTRA``) against perfect
+play on the same ``N`` distinct positions of real games, ``alphabeta:depth=3`` against
+itself after two random plies (a player no setting trains against or is judged by), each
+with at most ``--max-board`` stones left on the board (default 36), every legal move of each
+valued exactly by the endgame database or the solver (``mancala_envs.evaluation.analysis.solved_positions``, solved once per
+game). For each agent: the optimal-move rate, the rate of moves that keep the result (win,
+draw or loss under perfect play), and the mean stones lost a move, each with a 95% interval
+bootstrapped over the positions (``analysis.oracle_accuracy``), its CPU time a move, and the
+issue's optimal-move target (``ORACLE_TARGETS``). The JSON key is ``optimal_move_rate``.
 """
 
 from __future__ import annotations
@@ -44,6 +60,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -55,7 +72,7 @@ import numpy as np  # noqa: E402
 
 from mancala_envs.agents import make_agent  # noqa: E402
 from mancala_envs.evaluation import play_match
-from mancala_envs.evaluation.analysis import optimal_move_rate  # noqa: E402
+from mancala_envs.evaluation.analysis import oracle_accuracy, sample_positions, solved_positions  # noqa: E402
 from mancala_envs.evaluation.openings import opening_suite  # noqa: E402
 from mancala_envs.cli.suite_options import add_backend_arguments, check_backend_args  # noqa: E402
 from mancala_envs.core.errors import MancalaError  # noqa: E402
@@ -65,11 +82,12 @@ from mancala_envs.registry import make_game  # noqa: E402
 # setting -> [(config file, env id, [(agent A, agent B, target score or None), ...]), ...]
 SETTINGS = {
     "main": [("configs/kalah-v0-quick.yaml", "kalah-v0", [
+        ("alphabeta:depth=4,eval=RUN", "alphabeta:depth=6", 0.65),
         ("alphabeta:depth=4,eval=RUN", "alphabeta:depth=4", 0.60),
+        ("policy:RUN", "alphabeta:depth=4", 0.50),
         ("policy:RUN", "random", 0.97),
         ("policy:RUN", "greedy", None),
         ("policy:RUN", "alphabeta:depth=2", None),
-        ("policy:RUN", "alphabeta:depth=4", None),
     ])],
     "default": [("configs/kalah-v0-value.yaml", "kalah-v0", [
         ("alphabeta:depth=6,eval=RUN", "alphabeta:depth=6", 0.75),
@@ -78,6 +96,12 @@ SETTINGS = {
         ("policy:RUN", "alphabeta:depth=2", 0.60),
         ("policy:RUN", "alphabeta:depth=4", 0.40),
         ("mcts:sims=800,eval=RUN", "alphabeta:depth=6", None),
+    ])],
+    # Irving's rules (empty capture); the issue's search agent must take no more time a move than plain depth 12
+    "irving": [("configs/kalah-irving2000-quick.yaml", "kalah-irving2000-v0", [
+        ("mcts:sims=800,eval=RUN", "alphabeta:depth=10", 0.70),
+        ("mcts:sims=800,eval=RUN", "alphabeta:depth=12", 0.60),
+        ("alphabeta:depth=6,eval=RUN", "alphabeta:depth=10", None),
     ])],
     "families": [
         (f"configs/{env}-value.yaml", env, [
@@ -104,6 +128,12 @@ def train(config: str, seed: int | None = None) -> Path:
     return run_dir
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished child processes (the trainer's workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def measure_row(env_id: str, spec_a: str, spec_b: str, run_dir: Path, openings: int, seed: int,
                 backend: str = "local", address: str | None = None) -> dict:
     game = make_game(env_id)
@@ -118,44 +148,97 @@ def measure_row(env_id: str, spec_a: str, spec_b: str, run_dir: Path, openings: 
         "env_id": env_id, "agent_a": spec_a, "agent_b": spec_b, "run_dir": str(run_dir),
         "games": result.counts()[0], "distinct_games": report["distinct_games"],
         "score": report["score"], "score_ci": list(report["score_ci"]), "suite": suite.label(),
+        "by_seat": [seat["score"] for seat in report["by_seat"]],  # A's score as player_0, as player_1
         "seconds": round(time.perf_counter() - started, 1),
         "command": f"mancala match {env_id} '{a}' '{spec_b}' --openings {openings} --seed {seed} --workers 0{where}",
     }
 
 
-def optimal_move_rates(env_id: str, specs: list[str], run_dir: str, positions: int, seed: int,
-                       max_board: int) -> dict[str, dict]:
-    """Every agent's optimal-move rate on the same sample of solved positions.
+# more agents in the oracle row of a setting (beyond both sides of its match rows): deeper searches with
+# the run's evaluation (the issue's target is for a search agent at <= 30 ms a move) and plain anchors
+ORACLE_EXTRA = {"main": ["alphabeta:depth=10,eval=RUN", "mcts:sims=800,eval=RUN", "alphabeta:depth=10",
+                         "alphabeta:depth=12"]}
+# the oracle row's targets: a search agent with the learned evaluation, the bare network
+ORACLE_TARGETS = {"eval=RUN": 0.92, "policy:RUN": 0.75}
+ORACLE_PLAYERS = "alphabeta:depth=3"  # plays the oracle's games: no setting trains against it or is judged by it
 
-    The oracle is ``mancala_envs.evaluation.analysis.optimal_move_rate``: positions from games of
-    ``alphabeta:depth=2`` against itself (two random plies first, then a random ply of the
-    game), kept when at most ``max_board`` stones are left on the board and distinct; every
-    legal move is valued exactly (endgame database, else the solver). The same ``seed`` gives
-    every agent the same positions.
-    """
-    rates = {}
+
+def solved_sample(env_id: str, positions: int, seed: int, max_board: int, players: str = ORACLE_PLAYERS) -> dict:
+    """The oracle's sample: ``positions`` distinct positions of ``players`` against itself (two random plies
+    first, then a random ply of the game; ``analysis.solved_positions``) with at most ``max_board`` stones
+    left on the board, every legal move valued exactly; solved once, then every agent is measured on it."""
+    pair = (make_agent(players, seed=seed), make_agent(players, seed=seed + 1))
+    started, cpu = time.perf_counter(), time.process_time()
+
+    def progress(done: int, total: int) -> None:
+        if done % 100 == 0 or done == total:
+            print(f"  oracle: {done}/{total} positions solved", flush=True)
+
+    solved = solved_positions(env_id, positions, seed=seed, max_board=max_board, players=pair, progress=progress)
+    if len(solved) < positions:
+        print(f"note: only {len(solved)} distinct positions with at most {max_board} stones found", flush=True)
+    return {"positions": solved, "seconds": round(time.perf_counter() - started, 1),
+            "cpu_seconds": round(time.process_time() - cpu, 1),
+            "sample": f"{len(solved)} distinct positions of {players} self-play after 2 random plies, with at most "
+                      f"{max_board} stones left on the board (seed {seed})"}
+
+
+def oracle_rows(env_id: str, specs: list[str], run_dir: str, sample: dict, seed: int, max_board: int) -> dict[str, dict]:
+    """Every agent's oracle row on the solved ``sample``: the optimal-move rate, the rate of moves that keep
+    the result, the mean stones lost a move, each with its 95% interval bootstrapped over the positions
+    (``analysis.oracle_accuracy``), and the agent's mean CPU time a move."""
+    rows = {}
     for spec in specs:
-        players = (make_agent("alphabeta:depth=2", seed=seed), make_agent("alphabeta:depth=2", seed=seed + 1))
-        started = time.perf_counter()
-        result = optimal_move_rate(make_agent(spec.replace("RUN", run_dir), seed=seed), env_id, positions=positions,
-                                   seed=seed, max_board=max_board, players=players)
-        rates[spec] = {"env_id": env_id, "agent": spec, "positions": result.positions, "optimal": result.optimal,
-                       "rate": result.rate, "rate_ci": result.rate_ci, "mean_loss": result.mean_loss,
-                       "max_board": max_board, "seed": seed, "seconds": round(time.perf_counter() - started, 1),
-                       "sample": f"{result.positions} distinct positions of alphabeta:depth=2 self-play with at most "
-                                 f"{max_board} stones left on the board (seed {seed})"}
-        print(f"optimal-move rate, {env_id}, {spec}: {result.rate:.1%} ({result.rate_ci[0]:.1%}-"
-              f"{result.rate_ci[1]:.1%}) of {result.positions} positions (<= {max_board} stones on the board), "
-              f"mean loss {result.mean_loss:.2f} stones", flush=True)
-    return rates
+        agent = make_agent(spec.replace("RUN", run_dir), seed=seed)
+        agent.act(sample["positions"][0].state.clone())  # compiled before the clock starts
+        cpu = time.process_time()
+        acc = oracle_accuracy(agent, sample["positions"], seed)
+        rows[spec] = {"env_id": env_id, "agent": spec, "positions": acc.positions,
+                      "rate": acc.optimal, "rate_ci": acc.optimal_ci, "kept": acc.kept, "kept_ci": acc.kept_ci,
+                      "mean_loss": acc.mean_loss, "mean_loss_ci": acc.mean_loss_ci, "max_board": max_board,
+                      "seed": seed, "ms_per_move": round(1000 * (time.process_time() - cpu) / acc.positions, 2),
+                      "sample": sample["sample"], "target": oracle_target(spec)}
+        print(f"oracle, {env_id}, {spec}: optimal {acc.optimal:.1%} ({acc.optimal_ci[0]:.1%}-{acc.optimal_ci[1]:.1%}), "
+              f"result kept {acc.kept:.1%} ({acc.kept_ci[0]:.1%}-{acc.kept_ci[1]:.1%}), stones lost "
+              f"{acc.mean_loss:.2f} ({acc.mean_loss_ci[0]:.2f}-{acc.mean_loss_ci[1]:.2f}) on {acc.positions} "
+              f"positions", flush=True)
+    return rows
+
+
+def move_times(env_id: str, specs: list[str], run_dir: str, seed: int, positions: int = 200) -> dict[str, float]:
+    """Every agent's mean CPU milliseconds a move on the same ``positions`` positions of ``ORACLE_PLAYERS``'
+    games (every stage of the game, no stone limit), each agent compiled and warmed up first: the issue
+    bounds a search agent's time a move by plain alpha-beta's."""
+    pair = (make_agent(ORACLE_PLAYERS, seed=seed), make_agent(ORACLE_PLAYERS, seed=seed + 1))
+    states = sample_positions(env_id, positions, seed=seed, players=pair)
+    times = {}
+    for spec in specs:
+        agent = make_agent(spec.replace("RUN", run_dir), seed=seed)
+        agent.act(states[0].clone())
+        cpu = time.process_time()
+        for state in states:
+            agent.reset(seed=seed)
+            agent.act(state.clone())
+        times[spec] = round(1000 * (time.process_time() - cpu) / len(states), 2)
+        print(f"  {env_id}, {spec}: {times[spec]} CPU ms a move over {len(states)} positions", flush=True)
+    return times
+
+
+def oracle_target(spec: str) -> float | None:
+    """The issue's optimal-move target of an agent (``ORACLE_TARGETS``), None for a baseline."""
+    return next((target for key, target in ORACLE_TARGETS.items() if key in spec), None)
 
 
 def rates_table(rates: dict[str, dict]) -> str:
-    lines = ["| game | agent | optimal moves (95% CI) | mean loss (stones) | sample |", "|---|---|---|---|---|"]
+    lines = ["| game | agent | optimal moves (95% CI) | result kept (95% CI) | stones lost a move (95% CI) | "
+             "CPU ms a move | positions | optimal target | met |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rates.values():
-        low, high = r["rate_ci"]
-        lines.append(f"| {r['env_id']} | `{r['agent']}` | {r['rate']:.1%} ({low:.1%}-{high:.1%}) | "
-                     f"{r['mean_loss']:.2f} | {r['sample']} |")
+        target = "-" if r["target"] is None else f">= {r['target']:.0%}"
+        lines.append(f"| {r['env_id']} | `{r['agent']}` | {r['rate']:.1%} ({r['rate_ci'][0]:.1%}-{r['rate_ci'][1]:.1%}) "
+                     f"| {r['kept']:.1%} ({r['kept_ci'][0]:.1%}-{r['kept_ci'][1]:.1%}) | {r['mean_loss']:.2f} "
+                     f"({r['mean_loss_ci'][0]:.2f}-{r['mean_loss_ci'][1]:.2f}) | {r['ms_per_move']} | {r['positions']} "
+                     f"| {target} "
+                     f"| {met_text(r['rate'], r['target'])} |")
     return "\n".join(lines)
 
 
@@ -260,12 +343,15 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=12345, help="seed of the suites and agents")
     add_backend_arguments(parser)  # --backend ray: the rows' games on a Ray cluster (same results)
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "strength.json"))
-    parser.add_argument("--solved", type=int, default=0,
-                        help="also every agent's optimal-move rate on this many solved positions (Kalah settings)")
+    parser.add_argument("--solved", type=int, default=500,
+                        help="the oracle row: every agent against perfect play on this many solved positions "
+                             "(Kalah settings; default 500; 0: none)")
+    parser.add_argument("--move-times", type=int, default=200,
+                        help="every agent's CPU time a move on this many positions of real games (0: none)")
     parser.add_argument("--rates-only", action="store_true",
-                        help="with --solved and --run: only the optimal-move rates, not the match rows")
-    parser.add_argument("--max-board", type=int, default=20,
-                        help="stones left on the board in those positions (default 20)")
+                        help="with --run: only the oracle row, not the match rows")
+    parser.add_argument("--max-board", type=int, default=36,
+                        help="at most this many stones left on the board in those positions (default 36)")
     args = parser.parse_args(argv)
     try:
         check_backend_args(args)
@@ -278,7 +364,7 @@ def main(argv=None) -> int:
     if not entries:
         parser.error(f"--env {' '.join(args.env)}: no config of setting {args.setting} plays it")
     if args.rates_only and not (args.solved and args.run):
-        parser.error("--rates-only needs --solved N and the --run folders")
+        parser.error("--rates-only needs --solved N > 0 and the --run folders")
     try:
         plan = runs_per_config(args.run, args.seeds, len(entries))
     except ValueError as err:
@@ -286,11 +372,12 @@ def main(argv=None) -> int:
     rows, training = [], []
     for (config, env_id, specs), runs in zip(entries, plan):
         for given, seed in runs:
-            started, load = time.perf_counter(), os.getloadavg()
+            started, cpu, load = time.perf_counter(), cpu_seconds(), os.getloadavg()
             run_dir = Path(given) if given else train(config, seed)
             seed = run_seed(run_dir) if seed is None else seed
             training.append({"config": config, "env_id": env_id, "run_dir": str(run_dir), "train_seed": seed,
                              "seconds": None if given else round(time.perf_counter() - started, 1),
+                             "cpu_seconds": None if given else round(cpu_seconds() - cpu, 1),
                              "load_before": None if given else load, "load_after": None if given else os.getloadavg()})
             for spec_a, spec_b, target in [] if args.rates_only else specs:
                 row = measure_row(env_id, spec_a, spec_b, run_dir, args.openings, args.seed, args.backend, args.address)
@@ -298,25 +385,36 @@ def main(argv=None) -> int:
                 rows.append(row)
                 print(f"  {env_id} (training seed {seed_label(seed)}): {spec_a} vs {spec_b}: {row['score']:.1%} "
                       f"over {row['games']} games", flush=True)
+    timing = {}
+    for run in training[:1] if args.move_times else []:  # the first run's agents: the times hardly vary by run
+        specs = next(specs for config, _, specs in entries if config == run["config"])
+        agents = list(dict.fromkeys(s for a, b, _ in specs for s in (a, b)))
+        timing[run["env_id"]] = move_times(run["env_id"], agents, run["run_dir"], args.seed, args.move_times)
     print(table(rows))
     summary = over_seeds(rows)
     if any(s["runs"] > 1 for s in summary):
         print("\nOver the training seeds (each seed's row above, the same opening suite):\n")
         print(summary_table(summary))
-    rates = {}
+    rates, samples = {}, {}
     if args.solved:
         several = any(len(runs) > 1 for runs in plan)
         for run in training:
             if not run["env_id"].startswith("kalah"):
                 continue  # the other families' positions are not solved within a useful time
+            if run["env_id"] not in samples:  # one solved sample per game, every run's agents on it
+                samples[run["env_id"]] = solved_sample(run["env_id"], args.solved, args.seed, args.max_board)
             specs = next(specs for config, _, specs in entries if config == run["config"])
-            agents = list(dict.fromkeys(s for a, b, _ in specs for s in (a, b)))
+            agents = list(dict.fromkeys([s for a, b, _ in specs for s in (a, b)] + ORACLE_EXTRA.get(args.setting, [])))
             prefix = run["env_id"] + (f" seed {seed_label(run['train_seed'])}" if several else "")
-            rates.update({f"{prefix} {spec}": r for spec, r in optimal_move_rates(
-                run["env_id"], agents, run["run_dir"], args.solved, args.seed, args.max_board).items()})
+            rates.update({f"{prefix} {spec}": dict(r, train_seed=run["train_seed"]) for spec, r in oracle_rows(
+                run["env_id"], agents, run["run_dir"], samples[run["env_id"]], args.seed, args.max_board).items()})
+        print("\n".join(f"oracle sample, {env}: {sample['sample']}" for env, sample in samples.items()))
         print(rates_table(rates))
-    results = {"setting": args.setting, "rows": rows, "over_seeds": summary, "training": training,
-               "openings": args.openings, "optimal_move_rate": rates, "load_before": load_before,
+    provenance = {"command": " ".join(["python benchmarks/strength.py", *(sys.argv[1:] if argv is None else argv)]),
+                  "measured_at": time.strftime("%Y-%m-%d", time.gmtime()), "machine": f"{os.cpu_count()} cores"}
+    results = {"setting": args.setting, "seed": args.seed, "provenance": provenance, "rows": rows, "over_seeds": summary, "training": training,
+               "openings": args.openings, "move_ms": timing, "optimal_move_rate": rates,
+               "oracle_sample": {env: {k: v for k, v in sample.items() if k != "positions"} for env, sample in samples.items()}, "load_before": load_before,
                "load_after": os.getloadavg()}
     write_text_atomic(args.out, json.dumps(results, indent=1) + "\n")
     print(f"\nwritten to {args.out}")

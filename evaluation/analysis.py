@@ -12,6 +12,13 @@ best final score difference), with a 95% interval bootstrapped over the position
 positions are distinct (``openings.position_key``: a repeated position would count one
 decision twice), and the agent is reset with the same seed before each one.
 
+``solved_positions(env, positions, seed, max_board=..., players=...)`` samples and solves the
+positions once (the same arguments, the same positions) and ``oracle_accuracy(agent, solved)``
+measures an agent on them: the optimal-move rate, the rate of moves that *keep the result*
+(the mover's win, draw or loss under perfect play: the sign of the best value), and the mean
+stones lost a move, each with a 95% interval bootstrapped over the positions; several agents
+share one solved set (``benchmarks/strength.py``'s oracle row).
+
 ``players=(a, b)``: the positions come from games ``a`` and ``b`` play (after two random
 plies, so the games differ), a random ply of each, instead of from random play: the
 positions a real game reaches, e.g. ``players=(make_agent("alphabeta:depth=4"),) * 2`` on the
@@ -39,7 +46,8 @@ from .openings import position_key
 from mancala_envs.agents.endgame import endgame_for
 from mancala_envs.agents.solver import SolverTable, solve
 
-__all__ = ["OptimalMoveRate", "PositionValue", "move_values", "optimal_move_rate", "value"]
+__all__ = ["OptimalMoveRate", "OracleAccuracy", "PositionValue", "SolvedPosition", "move_values", "optimal_move_rate",
+           "oracle_accuracy", "sample_positions", "solved_positions", "value"]
 
 
 @dataclass
@@ -151,31 +159,97 @@ def _sample_positions(game: Game, count: int, rng: np.random.Generator, max_trie
     return out
 
 
-def optimal_move_rate(agent: Agent, env: str | Game, positions: int = 100, seed: int = 0,
-                      memory: str | int = "512M", max_board: int | None = None,
-                      players: tuple[Agent, Agent] | None = None, **options) -> OptimalMoveRate:
-    """Share of sampled positions where ``agent`` plays an optimal move (see the module docstring)."""
+@dataclass
+class SolvedPosition:
+    """A sampled position and the oracle's value of each of its legal moves (``solved_positions``)."""
+
+    state: State
+    move_values: dict[int, int]  # each legal move's exact value, mover's side (final score difference)
+
+    @property
+    def best(self) -> int:
+        return max(self.move_values.values())
+
+
+@dataclass
+class OracleAccuracy:
+    """An agent's moves against the oracle on a set of solved positions (``oracle_accuracy``).
+
+    Each rate and the mean loss comes with a 95% percentile interval bootstrapped over the
+    positions. A move *keeps the result* when the mover's result under perfect play (win, draw or
+    loss: the sign of the value) after it is the same as after a best move."""
+
+    agent: str
+    positions: int
+    optimal: float  # share of positions where the agent's move is a best one
+    optimal_ci: list[float]
+    kept: float  # share of positions where the agent's move keeps the result
+    kept_ci: list[float]
+    mean_loss: float  # mean stones (final score difference) lost by the agent's move against a best move
+    mean_loss_ci: list[float]
+
+
+def sample_positions(env: str | Game, positions: int, seed: int = 0, max_board: int | None = None,
+                     players: tuple[Agent, Agent] | None = None, **options) -> list[State]:
+    """The distinct positions ``solved_positions`` would solve (the same arguments, the same positions),
+    unsolved: e.g. to time agents on the positions of real games."""
+    return _sample_positions(game_of(env, **options), positions, np.random.default_rng(seed), max_board=max_board,
+                             players=players)
+
+
+def solved_positions(env: str | Game, positions: int, seed: int = 0, memory: str | int = "512M",
+                     max_board: int | None = None, players: tuple[Agent, Agent] | None = None,
+                     progress=None, **options) -> list[SolvedPosition]:
+    """``positions`` distinct sampled positions (as ``optimal_move_rate`` samples them), every legal move of
+    each valued exactly; ``progress(done, total)`` is called after each one. The same arguments give the
+    same positions, so several agents can be measured on one solved set (``oracle_accuracy``)."""
     if positions < 1:
         raise ValueError(f"positions must be at least 1, got {positions}")
     game = game_of(env, **options)
     if max_board is not None and _stones_on_board(game.new_state(0)) is None:
         raise ValueError(f"max_board needs a game whose scores only grow (Kalah, Afrika, Progressive); "
                          f"{game.env_id} does not count stones on the board")
-    rng = np.random.default_rng(seed)
     table = SolverTable(memory)
-    states = _sample_positions(game, positions, rng, max_board=max_board, players=players)
-    hits = np.zeros(len(states))
-    loss = 0.0
-    for i, state in enumerate(states):
-        values = move_values(state, table)
-        best = max(values.values())
+    states = _sample_positions(game, positions, np.random.default_rng(seed), max_board=max_board, players=players)
+    out = []
+    for state in states:
+        out.append(SolvedPosition(state, move_values(state, table)))
+        if progress is not None:
+            progress(len(out), len(states))
+    return out
+
+
+def oracle_accuracy(agent: Agent, solved: list[SolvedPosition], seed: int = 0) -> OracleAccuracy:
+    """How often ``agent`` (reset with ``seed`` before each position) plays a best move, how often it keeps
+    the result, and the stones it loses a move, on ``solved`` (see ``OracleAccuracy``)."""
+    if not solved:
+        raise ValueError("oracle_accuracy: no solved positions")
+    hits, kept, loss = (np.zeros(len(solved)) for _ in range(3))
+    for i, position in enumerate(solved):
         agent.reset(seed=seed)
-        move = agent.act(state.clone())
-        hits[i] = values[move] == best
-        loss += best - values[move]
-    n = len(states)
-    return OptimalMoveRate(game.env_id, agent.name, n, int(hits.sum()), float(hits.mean()) if n else 0.0,
-                           _bootstrap_mean_interval(hits, seed), loss / max(n, 1))
+        move = agent.act(position.state.clone())
+        if move not in position.move_values:
+            raise ValueError(f"oracle_accuracy: {agent.name} played {move}, not a legal move "
+                             f"(legal: {sorted(position.move_values)})")
+        got, best = position.move_values[move], position.best
+        hits[i], kept[i], loss[i] = got == best, np.sign(got) == np.sign(best), best - got
+    return OracleAccuracy(agent.name, len(solved), float(hits.mean()), _bootstrap_mean_interval(hits, seed),
+                          float(kept.mean()), _bootstrap_mean_interval(kept, seed),
+                          float(loss.mean()), _bootstrap_mean_interval(loss, seed))
+
+
+def optimal_move_rate(agent: Agent, env: str | Game, positions: int = 100, seed: int = 0,
+                      memory: str | int = "512M", max_board: int | None = None,
+                      players: tuple[Agent, Agent] | None = None, **options) -> OptimalMoveRate:
+    """Share of sampled positions where ``agent`` plays an optimal move (see the module docstring)."""
+    game = game_of(env, **options)
+    solved = solved_positions(game, positions, seed, memory, max_board, players)
+    if not solved:
+        return OptimalMoveRate(game.env_id, agent.name, 0, 0, 0.0, [0.0, 1.0], 0.0)
+    accuracy = oracle_accuracy(agent, solved, seed)
+    n = len(solved)
+    return OptimalMoveRate(game.env_id, agent.name, n, int(round(accuracy.optimal * n)), accuracy.optimal,
+                           accuracy.optimal_ci, accuracy.mean_loss)
 
 
 def _bootstrap_mean_interval(values: np.ndarray, seed: int, samples: int = 2000) -> list[float]:

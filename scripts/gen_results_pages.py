@@ -91,7 +91,7 @@ def kind_of(data: dict) -> str:
     return "other"
 
 
-SETTING_ORDER = {"main": 0, "default": 1}  # strength.py's settings, in the order the page shows them
+SETTING_ORDER = {"main": 0, "default": 1, "irving": 2}  # strength.py's settings, in the order the page shows them
 PAGE_OF_KIND = {"speed": "performance", "first_use": "performance", "ray_training": "performance", "boards": "solver",
                 "midgame": "solver", "strength": "strength", "other": "performance"}
 
@@ -393,10 +393,12 @@ def strength_section(name: str, data: dict) -> str:
     games = sorted({r["env_id"] for r in rows})
     out = [f"## Setting `{data['setting']}`: {', '.join(f'`{g}`' for g in games)}", "", provenance(data, name), ""]
     table = [[f"`{r['agent_a']}` vs `{r['agent_b']}`", r.get("train_seed"),
-              percent(r["score"]) + interval(r.get("score_ci")), r.get("distinct_games"),
+              percent(r["score"]) + interval(r.get("score_ci")),
+              " / ".join(percent(x) for x in r["by_seat"]) if r.get("by_seat") else "-", r.get("distinct_games"),
               "-" if r.get("target") is None else f">= {percent(r['target'])}", _met(r["score"], r.get("target"))]
              for r in rows]
-    out += [md_table(["row", "training seed", "score (95% CI)", "distinct games", "target", "met"], table), ""]
+    out += [md_table(["row", "training seed", "score (95% CI)", "as player_0 / player_1", "distinct games", "target",
+                      "met"], table), ""]
     summary = data.get("over_seeds") or []
     if summary:
         table = [[f"`{s['agent_a']}` vs `{s['agent_b']}`", " / ".join(percent(x) for x in s["scores"]),
@@ -405,12 +407,42 @@ def strength_section(name: str, data: dict) -> str:
                  for s in summary]
         out += ["Over the training seeds:", "",
                 md_table(["row", "scores by seed", "mean", "min", "max", "target met"], table), ""]
+    for env_id, times in (data.get("move_ms") or {}).items():
+        out += [f"CPU time a move on `{env_id}` (positions of `alphabeta:depth=3` self-play, every stage):", "",
+                md_table(["agent", "CPU ms a move"], [[f"`{spec}`", f"{ms:.2f}"] for spec, ms in times.items()]), ""]
+    out += _oracle_rows(data)
     training = data.get("training") or []
     if training:
-        table = [[f"`{t['config']}`", t.get("train_seed"), seconds(t.get("seconds")),
+        table = [[f"`{t['config']}`", t.get("train_seed"), seconds(t.get("seconds")), seconds(t.get("cpu_seconds")),
                   t.get("load") or _load(t), t.get("note")] for t in training]
-        out += ["Training:", "", md_table(["config", "seed", "training time", "load", "note"], table), ""]
+        out += ["Training:", "", md_table(["config", "seed", "training time", "CPU time", "load", "note"], table), ""]
     return "\n".join(out)
+
+
+def _oracle_rows(data: dict) -> list[str]:
+    """The oracle row of a strength file (``optimal_move_rate``): each agent against perfect play."""
+    rates = list((data.get("optimal_move_rate") or {}).values())
+    if not rates:
+        return []
+
+    def ci(r: dict, key: str, fmt: Callable[[float], str]) -> str:
+        low_high = r.get(key + "_ci")
+        return "" if not low_high else f" ({fmt(low_high[0])}-{fmt(low_high[1])})"
+
+    def stones(x: float) -> str:
+        return f"{x:.2f}"
+
+    table = [[f"`{r['agent']}`", r.get("train_seed"),
+              percent(r["rate"]) + ci(r, "rate", percent),
+              "-" if r.get("kept") is None else percent(r["kept"]) + ci(r, "kept", percent),
+              stones(r["mean_loss"]) + ci(r, "mean_loss", stones),
+              "-" if r.get("ms_per_move") is None else f"{r['ms_per_move']:.2f}",
+              "-" if r.get("target") is None else f">= {percent(r['target'])}", _met(r["rate"], r.get("target"))]
+             for r in rates]
+    head = ["agent", "training seed", "optimal moves (95% CI)", "result kept (95% CI)", "stones lost a move (95% CI)",
+            "CPU ms a move", "optimal target", "met"]
+    return [f"Against perfect play: {rates[0]['sample']}; every legal move valued exactly (endgame database, "
+            "else the solver); intervals bootstrapped over the positions.", "", md_table(head, table), ""]
 
 
 def _load(training: dict) -> str | None:

@@ -74,7 +74,7 @@ def test_packaged_configs_are_the_configs_folder():
     assert sorted(packaged) == sorted(p.stem for p in (ROOT / "configs").glob("*.yaml"))
     assert packaged["kalah-v0"].read_text() == (ROOT / "configs" / "kalah-v0.yaml").read_text()
     assert load_config("kalah-v0").to_dict() == load_config(ROOT / "configs" / "kalah-v0.yaml").to_dict()
-    with pytest.raises(ConfigError, match="no packaged config of that name; packaged configs: afrika-v0, afrika-v0-value, kalah-v0"):
+    with pytest.raises(ConfigError, match="no packaged config of that name; packaged configs: afrika-v0, afrika-v0-value, kalah-irving2000-quick, kalah-v0"):
         load_config("kalah-v9")
     with pytest.raises(ConfigError, match="cannot read config"):
         load_config("missing/kalah-v0.yaml")

@@ -298,8 +298,14 @@ def test_soft_policy_targets_are_plain_alphabetas_values_of_every_move():
     batch = play_games(game, None, [3], settings)
     assert batch.soft.shape == (batch.size, game.num_actions) and np.allclose(batch.soft.sum(axis=1), 1)
     assert np.all(batch.soft[~batch.masks] == 0)  # no target on an illegal move
-    with pytest.raises(ConfigError, match="value.policy.temperature > 0 needs value.policy.teacher: plain"):
-        load_config(QUICK, ["value.policy.temperature=1"])
+    # with the search teacher: the softmax of the self-play search's own value of every move (AlphaZero-style)
+    assert load_config(QUICK, ["value.policy.temperature=0.1"]).value.policy.temperature == 0.1
+    searched = play_games(game, None, [3], worker_settings(game, depth=2, random_plies=2, epsilon=0.0,
+                                                            policy={"temperature": 0.1}))
+    assert searched.soft.shape == (searched.size, game.num_actions) and np.allclose(searched.soft.sum(axis=1), 1)
+    assert np.all(searched.soft[~searched.masks] == 0)
+    best = searched.soft[np.arange(searched.size), searched.moves]
+    assert np.all(best >= searched.soft.max(axis=1) - 1e-6)  # the search's move has the highest target
 
 
 def test_a_deeper_plain_teacher_labels_the_same_games_with_its_own_moves(tmp_path):

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, get_args, get_origin, get_type_hints
 
 from mancala_envs.agents import make_agent
+from mancala_envs.agents.endgame import EndgameError, check_supported
 from mancala_envs.core.encodings import ENCODINGS
 from mancala_envs.core.errors import MancalaError
 from mancala_envs.agents.learned.move_features import MoveFeatureError, move_feature_set
@@ -96,7 +97,9 @@ class PolicyConfig:
 
     teacher: str = "search"  # its target: "search" (the self-play search's move) or "plain" (plain alpha-beta's)
     teacher_depth: int = 0  # with teacher plain: plies the plain teacher searches (0: value.depth)
-    temperature: float = 0.0  # > 0 (teacher plain): soft targets, softmax of every move's plain value / this
+    # > 0: soft targets, the softmax of every root move's value / this: plain alpha-beta's (teacher plain, a score
+    # difference) or the self-play search's with the evaluation (teacher search, on the [-1, 1] scale)
+    temperature: float = 0.0
     # > 0 (teacher plain): games per iteration of the bare policy against random, labelled by the teacher,
     # fitted by the policy only
     dagger_games: int = 0
@@ -119,6 +122,12 @@ class ValueConfig:
     epsilon: float = 0.05  # chance of a random move after the opening (the position is still labelled)
     outcome_weight: float = 0.25  # share of the game's result in the value target (the rest: the search value)
     margin_scale: float = 6.0  # before any evaluation exists, search values are tanh(score difference / this)
+    # the game's end in the value target: "result" (+1/0/-1 for the mover) or "margin" (tanh(final score
+    # difference / margin_scale), so the value learns by how much, as perfect play maximises)
+    result_target: str = "result"
+    # the exact value of every position the game's endgame database holds (Kalah) replaces its target (the
+    # result or margin of perfect play, on the result_target's scale): free supervision for the endgame
+    endgame_targets: bool = False
     score_blend: bool = False  # the evaluation is tanh(score difference / margin_scale) + the network (a correction)
     holdout: float = 0.1  # with score_blend: share of positions never fitted, which set the network's gain (0: gain 1)
     encoding: str = "onehot"  # network input (mancala_envs.core.encodings.ENCODINGS)
@@ -239,8 +248,14 @@ class TrainConfig:
         policy = v.policy
         if policy.teacher not in ("search", "plain"):
             raise ConfigError(f"value.policy.teacher must be search or plain, got {policy.teacher!r}")
-        for key, needs in (("temperature", "soft targets from plain alpha-beta's value of every move"),
-                           ("teacher_depth", "the depth of plain alpha-beta teaching the policy"),
+        if v.result_target not in ("result", "margin"):
+            raise ConfigError(f"value.result_target must be result or margin, got {v.result_target!r}")
+        if v.endgame_targets:
+            try:
+                check_supported(make_game(self.env_id, **self.options))
+            except EndgameError as err:
+                raise ConfigError(f"value.endgame_targets needs a game with an endgame database: {err}") from None
+        for key, needs in (("teacher_depth", "the depth of plain alpha-beta teaching the policy"),
                            ("dagger_games", "plain alpha-beta labels the positions the bare policy reaches")):
             if getattr(policy, key) > 0 and policy.teacher != "plain":
                 raise ConfigError(f"value.policy.{key} > 0 needs value.policy.teacher: plain ({needs})")

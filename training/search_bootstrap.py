@@ -17,7 +17,13 @@ networks on the positions collected so far, in this process:
 3. **Targets.** ``(1 - outcome_weight) * search + outcome_weight * result``: the search
    value on the [-1, 1] scale (with no evaluation yet, ``tanh(score difference /
    value.margin_scale)``; a proven end of the game, its result), mixed with the game's
-   final result for the player to move. With ``value.score_blend`` the evaluation is
+   final result for the player to move. ``value.result_target: margin`` puts the game's end in
+   as ``tanh(final score difference / value.margin_scale)`` instead of its result (+1/0/-1), so
+   the value learns by how much a position is won, the margin perfect play maximises. With
+   ``value.endgame_targets`` every position the game's endgame database holds
+   (``mancala_envs.agents.endgame``, Kalah) is labelled with its exact value instead (perfect
+   play's result or margin on the same scale, the search value and the game's end both
+   replaced): free, exact supervision for the endgame. With ``value.score_blend`` the evaluation is
    ``tanh(h / value.margin_scale)`` plus the value network, ``h`` plain alpha-beta's leaf
    value (the game's search heuristic, else the score difference; the file's
    ``score_scale``, ``mancala_envs.agents.learned.learned_eval``), so the network is fitted to the
@@ -38,9 +44,12 @@ networks on the positions collected so far, in this process:
 
    - ``teacher``: its target move, the search's (``search``) or plain alpha-beta's at the
      same depth (``plain``), or at ``teacher_depth`` plies while self-play keeps its own;
-   - ``temperature: T > 0`` (plain teacher): soft targets, the softmax over every legal move
-     of plain alpha-beta's value of it (each child searched one ply less deep) divided by
-     ``T``, so equally good moves share the target instead of one being picked at random;
+   - ``temperature: T > 0``: soft targets, the softmax over every legal move of the teacher's
+     value of it (each child searched one ply less deep) divided by ``T``, so equally good
+     moves share the target instead of one being picked at random: plain alpha-beta's (plain
+     teacher, values in stones) or the self-play search's with the current evaluation (search
+     teacher, values on the [-1, 1] scale: AlphaZero-style targets from the search; the first
+     iteration, before any evaluation, searches plainly);
    - ``move_hidden`` (move features): a *move scorer*, an MLP of one move's block and the
      features' summary whose one output is added to that move's logit, the same weights for
      every move, so what it learns of one move holds for all;
@@ -91,6 +100,7 @@ from torch.utils.tensorboard import SummaryWriter
 from mancala_envs.agents.learned.learned_eval import (LearnedEval, LearnedPolicyAgent, load_evaluation, load_features,
                                                net_policy, network_input, own_evaluation, save_evaluation,
                                                scorer_width)
+from mancala_envs.agents.endgame import endgame_for
 from mancala_envs.agents.search import WIN_BONUS, AlphaBetaAgent, TranspositionTable, search
 from mancala_envs.core.encodings import encoding_spec
 from mancala_envs.agents.learned.move_features import MoveFeatures, move_feature_set, move_features
@@ -118,10 +128,12 @@ def _scaled(value: float, margin_scale: float, learned: bool) -> float:
     return float(np.clip(value, -1.0, 1.0)) if learned else float(np.tanh(value / margin_scale))
 
 
-def root_move_values(state, depth: int, tt: TranspositionTable, rng: np.random.Generator) -> np.ndarray:
-    """Plain alpha-beta's value of every action of ``state`` for its mover (float64[A], -inf for an
-    illegal one): each child searched ``depth - 1`` plies (at least 1), a finished game its score
-    difference plus ``WIN_BONUS`` times its result, a truncated one its score difference."""
+def root_move_values(state, depth: int, tt: TranspositionTable, rng: np.random.Generator,
+                     evaluation=None) -> np.ndarray:
+    """Alpha-beta's value of every action of ``state`` for its mover (float64[A], -inf for an illegal
+    one): each child searched ``depth - 1`` plies (at least 1), plain or with ``evaluation`` (an
+    ``EvalNet``: values on its [-1, 1] scale), a finished game its score difference plus
+    ``WIN_BONUS`` times its result, a truncated one its score difference."""
     me = state.current_player
     values = np.full(state.game.num_actions, -np.inf)
     for action in state.legal_actions():
@@ -133,7 +145,7 @@ def root_move_values(state, depth: int, tt: TranspositionTable, rng: np.random.G
         elif child.is_truncated():
             values[action] = scores[me] - scores[1 - me]
         else:
-            found = search(child, max(depth - 1, 1), tt=tt, rng=rng)
+            found = search(child, max(depth - 1, 1), tt=tt, rng=rng, evaluation=evaluation)
             values[action] = found.value if child.current_player == me else -found.value
     return values
 
@@ -156,8 +168,10 @@ class SelfPlaySettings:
     margin_scale: float  # value.margin_scale: search values before any evaluation, tanh(difference / this)
     teacher: str  # value.policy.teacher: "search" or "plain"
     teacher_depth: int  # plies of the plain teacher (value.policy.teacher_depth, else depth)
-    temperature: float  # value.policy.temperature: > 0, soft targets from the plain teacher
+    temperature: float  # value.policy.temperature: > 0, soft targets from the teacher's value of every move
     features: MoveFeatures  # the game's move feature set (value.features), its rows stored with each position
+    result_target: str = "result"  # value.result_target: the game's end as its result or tanh(margin / scale)
+    endgame_targets: bool = False  # value.endgame_targets: exact values from the endgame database
 
     @classmethod
     def of(cls, value: ValueConfig, features: MoveFeatures) -> SelfPlaySettings:
@@ -165,12 +179,17 @@ class SelfPlaySettings:
         return cls(depth=value.depth, random_plies=value.random_plies, epsilon=value.epsilon,
                    margin_scale=value.margin_scale, teacher=policy.teacher,
                    teacher_depth=policy.teacher_depth or value.depth, temperature=policy.temperature,
-                   features=features)
+                   features=features, result_target=value.result_target, endgame_targets=value.endgame_targets)
 
     @property
     def soft_temperature(self) -> float:
-        """The temperature of soft policy targets: ``temperature`` with the plain teacher, else 0 (none)."""
-        return self.temperature if self.teacher == "plain" else 0.0
+        """The temperature of soft policy targets (0: none)."""
+        return self.temperature
+
+    def end_value(self, margin: float) -> float:
+        """A game's end worth ``margin`` (final score difference, the mover's side) on the target scale:
+        its result, or ``tanh(margin / margin_scale)`` with ``result_target`` margin."""
+        return float(np.tanh(margin / self.margin_scale)) if self.result_target == "margin" else float(np.sign(margin))
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare them field by field
@@ -232,13 +251,14 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int],
     plain_teacher = settings.teacher == "plain" and (net is not None or teacher_depth != settings.depth)
     # soft targets from the first iteration on (without an evaluation the search is plain alpha-beta)
     temperature = settings.soft_temperature
+    endgame = endgame_for(game) if settings.endgame_targets else None  # loaded before the workers fork
     observations, values, moves, results, own, masks, rows, soft = [], [], [], [], [], [], [], []
     for seed in seeds:
         rng = np.random.default_rng(seed)
         plain_rng = np.random.default_rng([seed, 1])  # its own: the games are the same whoever teaches the policy
         state = game.new_state(int(rng.integers(2**31)))
         random_plies = int(rng.integers(settings.random_plies + 1))
-        movers = []
+        movers, exact = [], []  # exact: the position's value from the endgame database, else None
         tt.clear()
         plain_tt.clear()
         while not state.is_terminal() and not state.is_truncated():
@@ -253,18 +273,38 @@ def play_games(game: Game, evaluation: LearnedEval | None, seeds: list[int],
             own.append(own_evaluation(state))
             masks.append(state.action_mask() != 0)
             values.append(_scaled(found.value, settings.margin_scale, net is not None))
-            if temperature > 0 or plain_teacher:  # the policy's target: plain alpha-beta's (value.policy.teacher)
+            if settings.teacher == "search" and temperature > 0:  # every root move's value in the search itself
+                move_values = root_move_values(state, settings.depth, tt, rng, net)
+                moves.append(found.best_action)
+                soft.append(soft_target(move_values, temperature))
+            elif temperature > 0 or plain_teacher:  # the policy's target: plain alpha-beta's (value.policy.teacher)
                 move, target = _plain_label(state, teacher_depth, temperature, plain_tt, plain_rng)
                 moves.append(move)
                 soft.extend([target] if temperature > 0 else [])
             else:
                 moves.append(found.best_action)
             movers.append(mover)
+            known = endgame.mover_value(state) if endgame is not None and endgame.usable_from(state) else None
+            exact.append(None if known is None else settings.end_value(known))
             explore = rng.random() < settings.epsilon
             state.apply(int(rng.choice(legal)) if explore else found.best_action)
-        final = state.returns() if state.is_terminal() else [0.0, 0.0]
-        results.extend(final[m] for m in movers)
+        ends = _game_ends(state, settings)
+        for i, (m, known) in enumerate(zip(movers, exact)):
+            results.append(ends[m] if known is None else known)
+            if known is not None:  # the target is exact: (1 - w) * value + w * result, both the database's
+                values[len(values) - len(movers) + i] = known
     return PositionBatch.of(game, features, observations, values, moves, results, own, masks, rows, soft)
+
+
+def _game_ends(state, settings: SelfPlaySettings) -> list[float]:
+    """What the finished (or truncated: 0) game ``state`` is worth to each player on the target scale: its
+    result (``state.returns()``), or with ``result_target`` margin ``tanh(final score difference / scale)``."""
+    if not state.is_terminal():
+        return [0.0, 0.0]
+    if settings.result_target == "result":
+        return [float(r) for r in state.returns()]
+    scores = state.scores()
+    return [settings.end_value(scores[0] - scores[1]), settings.end_value(scores[1] - scores[0])]
 
 
 def _plain_label(state, depth: int, temperature: float, tt: TranspositionTable, rng: np.random.Generator):
@@ -476,6 +516,8 @@ class SearchBootstrapTrainer(RunTrainer):
         writer = SummaryWriter(str(self.run_dir / "tb"))
         evaluation = self._save_evaluation() if self.learned else None
         search(self.game.new_state(0), depth=1, evaluation=evaluation or self._save_evaluation())  # compile before forking
+        if cfg.endgame_targets:  # value.endgame_targets: the database loaded (or built) once, before forking
+            endgame_for(self.game)
         progress = Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                             disable=not sys.stderr.isatty(), transient=True)
         task = progress.add_task("iterations", total=cfg.iterations, completed=self.state.steps)
