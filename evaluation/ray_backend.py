@@ -79,6 +79,14 @@ def disconnect() -> None:
     _SESSION.clear()
 
 
+def release_workers() -> None:
+    """End the match workers this process keeps between matches, so their CPUs are free for other
+    Ray work in the same cluster (a trainer's self-play actors, say); a later match starts new ones."""
+    for worker in _WORKERS:
+        ray.kill(worker)
+    _WORKERS.clear()
+
+
 def cluster_cpus() -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 

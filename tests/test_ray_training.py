@@ -82,6 +82,9 @@ def ray_address():
     started = not ray.is_initialized()
     if started:
         ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    else:  # the match workers another test module left running would hold both CPUs: the actors would wait
+        from mancala_envs.evaluation.ray_backend import release_workers
+        release_workers()
     yield ray.get_runtime_context().gcs_address
     if started:
         ray.shutdown()

@@ -64,6 +64,9 @@ class RaySelfPlay:
         self.warn = warn
         self.setup = ray.put((game, settings))
         free = int(ray.available_resources().get("CPU", 0))
+        if free == 0:
+            warn(f"every CPU of the Ray cluster ({cluster_cpus()}) is held by other work: self-play waits "
+                 f"for one to come free")
         self.actors = [SelfPlayActor.remote(self.setup) for _ in range(max(1, min(workers or cluster_cpus(), free)))]
         self.key, self.evaluation, self.box = 0, object(), None
         fault = os.environ.get(FAULT_ENV, "")
