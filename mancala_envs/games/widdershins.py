@@ -386,7 +386,7 @@ def _new_stretch(state, params):
     rep = params[P_O_REP]
     cap = params[P_CAP]
     rep_clear(state, rep, cap)
-    rep_push(state, rep, cap, _position_hash(state), -1)
+    rep_push(state, rep, cap, _position_hash(state), np.int64(-1))  # the action type of record_ply: one compile
 
 
 @njit(cache=True)
