@@ -97,7 +97,7 @@ from numba import njit
 
 from mancala_envs.core.game import Game, State
 from mancala_envs.core.compiled import cached_njit
-from mancala_envs.core.inline import inline_kernel, inlined, params_reader, unowned
+from mancala_envs.core.inline import inline_kernel, inlined, params_reader, search_hook, unowned
 from mancala_envs.core.jit_helpers import bit_count, copy_into, hash_observations, mask_with_words, past_deadline
 from mancala_envs.core.repetition import unsigned_index
 
@@ -379,7 +379,7 @@ def _build_negamax(kernel, heuristic, search_hooks, width, learned, key_obs):
     params_of = params_reader(None, width)  # the params vector's entries in registers (or the array: width None)
     legal_mask, apply, current_player, scores = k.legal_mask, k.apply, k.current_player, k.scores
     returns, observe, plies = k.returns, k.observe, k.plies
-    copy_position, position_key = (inlined(f) for f in search_hooks)  # Game.search_hooks
+    copy_position, position_key = (search_hook(f) for f in search_hooks)  # Game.search_hooks
     heuristic = inlined(heuristic)
     load_features = features_loader(kernel)  # only this kernel's game's move features (its registered set)
 
