@@ -329,7 +329,7 @@ def _board_words(params):
     return params[P_PILES] * params[P_W] + params[P_PILES]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one multiply: a call (and a compile per argument type) costs more
 def _rotation(params, player):
     if params[P_PARTIAL]:
         return player * (params[P_PILES] // 2)
