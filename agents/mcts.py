@@ -291,7 +291,8 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits, learned):
     k = inline_kernel(kernel)
     params_of = params_reader(None, width)  # the params vector's entries in registers (or the array: width None)
     legal_mask, apply, current_player = k.legal_mask, k.apply, k.current_player
-    returns, plies, scores, observe = k.returns, k.plies, k.scores, k.observe
+    returns, plies, scores = k.returns, k.plies, k.scores
+    observe = kernel.observe  # called, not inlined: only a network reads it
     copy_position = search_hook(search_hooks[0])  # Game.search_hooks: every row holds a position of the game, or zeros
     heuristic = inlined(heuristic)
     load_features = features_loader(kernel)  # only this kernel's game's move features (its registered set)

@@ -378,7 +378,8 @@ def _build_negamax(kernel, heuristic, search_hooks, width, learned, key_obs):
     k = inline_kernel(kernel)
     params_of = params_reader(None, width)  # the params vector's entries in registers (or the array: width None)
     legal_mask, apply, current_player, scores = k.legal_mask, k.apply, k.current_player, k.scores
-    returns, observe, plies = k.returns, k.observe, k.plies
+    returns, plies = k.returns, k.plies
+    observe = kernel.observe  # called, not inlined: only a network or the observation key reads it (4 sites)
     copy_position, position_key = (search_hook(f) for f in search_hooks)  # Game.search_hooks
     heuristic = inlined(heuristic)
     load_features = features_loader(kernel)  # only this kernel's game's move features (its registered set)
