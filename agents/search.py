@@ -380,7 +380,9 @@ def _build_negamax(kernel, heuristic, search_hooks, width, learned, key_obs):
     legal_mask, apply, current_player, scores = k.legal_mask, k.apply, k.current_player, k.scores
     returns, plies = k.returns, k.plies
     observe = kernel.observe  # called, not inlined: only a network or the observation key reads it (4 sites)
-    copy_position, position_key = (search_hook(f) for f in search_hooks)  # Game.search_hooks
+    # Game.search_hooks: the copy inlined (one site, on every node: a call would cost alpha-beta speed),
+    # the key as search_hook says (a game's own key is called: long code, compiled once)
+    copy_position, position_key = inlined(search_hooks[0]), search_hook(search_hooks[1])
     heuristic = inlined(heuristic)
     load_features = features_loader(kernel)  # only this kernel's game's move features (its registered set)
 
