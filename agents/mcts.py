@@ -63,7 +63,7 @@ from numba import njit
 
 from mancala_envs.core.game import State
 from mancala_envs.core.compiled import cached_njit
-from mancala_envs.core.inline import inline_kernel, inlined, params_reader, unowned
+from mancala_envs.core.inline import inline_kernel, inlined, params_reader, search_hook, unowned
 from mancala_envs.core.jit_helpers import copy_into, mask_with_words, past_deadline, random_below
 from mancala_envs.core.playout import random_move_drawer
 
@@ -291,8 +291,9 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits, learned):
     k = inline_kernel(kernel)
     params_of = params_reader(None, width)  # the params vector's entries in registers (or the array: width None)
     legal_mask, apply, current_player = k.legal_mask, k.apply, k.current_player
-    returns, plies, scores, observe = k.returns, k.plies, k.scores, k.observe
-    copy_position = inlined(search_hooks[0])  # Game.search_hooks: every row holds a position of the game, or zeros
+    returns, plies, scores = k.returns, k.plies, k.scores
+    observe = kernel.observe  # called, not inlined: only a network reads it
+    copy_position = search_hook(search_hooks[0])  # Game.search_hooks: every row holds a position of the game, or zeros
     heuristic = inlined(heuristic)
     load_features = features_loader(kernel)  # only this kernel's game's move features (its registered set)
     draw_random_move = random_move_drawer(legal_mask, legal_bits)  # the playouts' draw (core.playout)

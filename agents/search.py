@@ -97,7 +97,7 @@ from numba import njit
 
 from mancala_envs.core.game import Game, State
 from mancala_envs.core.compiled import cached_njit
-from mancala_envs.core.inline import inline_kernel, inlined, params_reader, unowned
+from mancala_envs.core.inline import inline_kernel, inlined, params_reader, search_hook, unowned
 from mancala_envs.core.jit_helpers import bit_count, copy_into, hash_observations, mask_with_words, past_deadline
 from mancala_envs.core.repetition import unsigned_index
 
@@ -378,8 +378,11 @@ def _build_negamax(kernel, heuristic, search_hooks, width, learned, key_obs):
     k = inline_kernel(kernel)
     params_of = params_reader(None, width)  # the params vector's entries in registers (or the array: width None)
     legal_mask, apply, current_player, scores = k.legal_mask, k.apply, k.current_player, k.scores
-    returns, observe, plies = k.returns, k.observe, k.plies
-    copy_position, position_key = (inlined(f) for f in search_hooks)  # Game.search_hooks
+    returns, plies = k.returns, k.plies
+    observe = kernel.observe  # called, not inlined: only a network or the observation key reads it (4 sites)
+    # Game.search_hooks: the copy inlined (one site, on every node: a call would cost alpha-beta speed),
+    # the key as search_hook says (a game's own key is called: long code, compiled once)
+    copy_position, position_key = inlined(search_hooks[0]), search_hook(search_hooks[1])
     heuristic = inlined(heuristic)
     load_features = features_loader(kernel)  # only this kernel's game's move features (its registered set)
 

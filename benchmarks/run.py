@@ -374,8 +374,18 @@ def first_use_figure(path: Path = FIRST_USE_FILE) -> dict[str, Any]:
         cases[case["case"]] = {"empty_caches_cpu_seconds": cold.get("cpu_seconds"),
                                "warm_cpu_seconds": warm.get("cpu_seconds"),
                                "target_cpu_seconds": case["target_cpu_seconds"], "met": case["met"]}
+    warm_processes = {one["case"]: _warm_process_figure(one) for one in data.get("warm_process", [])}
     return {"status": "ok", "file": str(path.relative_to(ROOT)), "created": data.get("created"),
-            "commit": (data.get("provenance") or {}).get("commit"), "cases": cases}
+            "commit": (data.get("provenance") or {}).get("commit"), "cases": cases,
+            "warm_processes": warm_processes}
+
+
+def _warm_process_figure(one: dict[str, Any]) -> dict[str, Any]:
+    """One warm new process of ``first_use.json``: its command, wall and CPU seconds, import time, target."""
+    return {"command": one.get("command"), "status": one.get("status"),
+            "wall_seconds": one.get("wall_seconds"), "cpu_seconds": one.get("cpu_seconds"),
+            "import_wall_seconds": (one.get("imports") or {}).get("wall_seconds"),
+            "target_wall_seconds": one.get("target_wall_seconds"), "met": one.get("met")}
 
 
 # -- (g), (h): the batched engine and self-play training -----------------------------------
@@ -1075,6 +1085,18 @@ def _fmt_rate(fig: dict[str, Any], key: str = "value") -> str:
     return f"{value:8.1f}  "
 
 
+def _warm_process_line(case: str, one: dict[str, Any]) -> str:
+    """A report line for one warm new process (``first_use.json``'s ``warm_process``)."""
+    label = f"(n) warm process, {case}: wall"
+    if one.get("status") != "ok" or one.get("wall_seconds") is None:
+        return f"{label:<52} {one.get('status')} ({one.get('command')})"
+    met = one.get("met")
+    verdict = "not measured" if met is None else ("met" if met else "missed")
+    return (f"{label:<52} {one['wall_seconds']:8.2f} s  (CPU {one['cpu_seconds']:.2f} s; imports "
+            f"{one['import_wall_seconds']:.2f} s; target <= {one['target_wall_seconds']} s: {verdict}; "
+            f"{one['command']})")
+
+
 def _fmt_ratio(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}x"
 
@@ -1192,6 +1214,8 @@ def render(report: dict[str, Any]) -> str:
                      f"{one['empty_caches_cpu_seconds']:8.1f} s  (warm {one['warm_cpu_seconds']:.1f} s; target "
                      f"<= {one['target_cpu_seconds']:.0f} s: {'met' if one['met'] else 'missed'}; "
                      f"{first['file']} of {first['created']})")
+    for case, one in first.get("warm_processes", {}).items():
+        lines.append(_warm_process_line(case, one))
     r = report["ratios"]
     lines += [
         "",

@@ -54,9 +54,9 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-from .game import Kernel
+from .game import Kernel, copy_whole_state, whole_state_key
 
-__all__ = ["copy_words", "inline_kernel", "inlined", "params_reader", "unowned"]
+__all__ = ["copy_words", "inline_kernel", "inlined", "params_reader", "search_hook", "unowned"]
 
 
 @functools.cache
@@ -69,6 +69,17 @@ def inlined(function):
 def inline_kernel(kernel: Kernel) -> Kernel:
     """``kernel`` with every function recompiled as ``inline="always"`` (memoised per kernel)."""
     return Kernel(*(inlined(f) for f in kernel))
+
+
+def search_hook(function):
+    """A ``Game.search_hooks`` function as a search loop uses it. The package's own hooks (a
+    copy of every word, the hash of every word) are a few instructions: inlined. A game's own
+    (a copy or key over the words in use) is long code that each loop compiling it in would
+    type, lower and optimise again: called instead, compiled once and shared by the searches
+    (which then pass it the params array, as ``Game.search_params_as_array`` games do)."""
+    if function in (copy_whole_state, whole_state_key):
+        return inlined(function)
+    return function
 
 
 def params_reader(fixed_params: tuple[int, ...] | None, width: int | None):

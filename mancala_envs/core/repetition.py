@@ -346,7 +346,7 @@ def record_ply(state, params, rep, cap, action, h, look, new_stretch, restore_sn
     """
     repeated = False
     if look:
-        j = rep_find(state, rep, cap, h, 0)
+        j = rep_find(state, rep, cap, h, np.int64(0))  # the type of j + 1 below: one compile of rep_find
         while j >= 0:
             if repeats_exactly(state, params, rep, cap, j, restore_snapshot, play, same_position):
                 repeated = True

@@ -329,7 +329,7 @@ def _board_words(params):
     return params[P_PILES] * params[P_W] + params[P_PILES]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one multiply: a call (and a compile per argument type) costs more
 def _rotation(params, player):
     if params[P_PARTIAL]:
         return player * (params[P_PILES] // 2)
@@ -422,7 +422,7 @@ def _new_stretch(state, params):
     cap = params[P_CAP]
     rep_clear(state, rep, cap)
     h = _position_hash(state, params) if state[_u(head + H_PHASE)] == PHASE_MOVE else NOT_A_CHECKPOINT
-    rep_push(state, rep, cap, h, -1)
+    rep_push(state, rep, cap, h, np.int64(-1))  # the action type of record_ply: one compile
 
 
 @njit(cache=True)
@@ -591,7 +591,7 @@ def _play(state, params, action):
     P = params[P_PILES]
     oh = params[P_O_H]
     head = params[P_O_HEAD]
-    mover = state[_u(head + H_TO_MOVE)]
+    mover = np.int64(state[_u(head + H_TO_MOVE)])  # int64 like every caller's player: one compile of each helper
     state[_u(head + H_PLIES)] += 1
     state[_u(head + H_LAST_MOVER)] = mover
     captured = False
@@ -624,9 +624,9 @@ def _play(state, params, action):
         state[_u(head + H_END)] = END_NO_MOVE
         state[_u(head + H_TAKER)] = mover
         return captured
-    if _has_move(state, params, nxt, -1):
+    if _has_move(state, params, nxt, np.int64(-1)):
         state[_u(head + H_TO_MOVE)] = nxt
-    elif params[P_PARTIAL] and _has_move(state, params, mover, -1):
+    elif params[P_PARTIAL] and _has_move(state, params, mover, np.int64(-1)):
         state[_u(head + H_TO_MOVE)] = mover  # the opponent passes
     else:
         state[_u(head + H_TO_MOVE)] = nxt

@@ -334,13 +334,13 @@ def _reset_tops(state):
         _retop(state, pos)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one load: a call (and a compile per argument type) costs more
 def _player_colour(state, player):
     sc = state[O_HEAD + H_SOUTH_COLOUR]
     return sc if player == 0 else 1 - sc
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one load: a call (and a compile per argument type) costs more
 def _cards_in_play(state, colour):
     return 26 - state[_u(O_HEAD + H_CAPTURED + colour)]
 
@@ -386,7 +386,7 @@ def _new_stretch(state, params):
     rep = params[P_O_REP]
     cap = params[P_CAP]
     rep_clear(state, rep, cap)
-    rep_push(state, rep, cap, _position_hash(state), -1)
+    rep_push(state, rep, cap, _position_hash(state), np.int64(-1))  # the action type of record_ply: one compile
 
 
 @njit(cache=True)
