@@ -43,9 +43,7 @@ from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError,
 
 from mancala_envs.core.errors import MancalaError
 
-# Chunks per worker a match is cut into: enough that a slow chunk or a lost worker leaves
-# the others busy, few enough that a task's fixed cost (a few ms) stays small against its games.
-CHUNKS_PER_WORKER = 4
+from .work_chunks import CHUNKS_PER_WORKER, chunks  # noqa: F401 (the one cut, shared with the trainer)
 
 LOST_WORKER_ERRORS = (RayActorError, ActorDiedError, ActorUnavailableError, WorkerCrashedError)
 
@@ -137,12 +135,6 @@ def _replace(worker) -> Any:
     index = _WORKERS.index(worker)
     _WORKERS[index] = MatchWorker.remote()
     return _WORKERS[index]
-
-
-def chunks(pairs: int, workers: int) -> list[list[int]]:
-    """Opening indices ``0 .. pairs-1`` cut into consecutive chunks, about ``CHUNKS_PER_WORKER`` per worker."""
-    size = max(1, math.ceil(pairs / (workers * CHUNKS_PER_WORKER)))
-    return [list(range(start, min(start + size, pairs))) for start in range(0, pairs, size)]
 
 
 def run_chunks(pool: list, work: list, submit: Callable[[Any, Any], Any], replace: Callable[[Any], Any],

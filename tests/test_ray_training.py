@@ -55,14 +55,17 @@ def test_backend_ray_without_ray_names_the_extra(monkeypatch):
 def test_an_iterations_positions_do_not_depend_on_the_local_workers():
     from mancala_envs.registry import make_game
     from mancala_envs.training.search_bootstrap import joined, play_games
-    from mancala_envs.training.selfplay_backends import LocalSelfPlay, consecutive_chunks
+    from mancala_envs.evaluation.work_chunks import chunked
+    from mancala_envs.training.selfplay_backends import LocalSelfPlay
 
     from test_value_trainer import worker_settings
 
-    assert consecutive_chunks([5, 6, 7], 2) == [[5, 6], [7]] and consecutive_chunks([5], 3) == [[5]]
+    assert chunked([5, 6, 7], 2) == [[5], [6], [7]] and chunked([5], 3) == [[5]]
     game = make_game("kalah-v0", pits=3, seeds=2)
     settings = worker_settings(game, depth=1, random_plies=2)
-    seeds = [11, 12, 13]
+    seeds = list(range(11, 20))
+    assert chunked(seeds, 1) == [seeds[0:3], seeds[3:6], seeds[6:9]]  # cut otherwise than with 3 workers
+    assert chunked(seeds, 3) == [[seed] for seed in seeds]
     played = []
     for workers in (1, 3):
         with LocalSelfPlay(game, settings, workers) as players:

@@ -14,7 +14,7 @@ config asks for ``backend: ray``.
   (``ray.put``) and every task carries the same reference, boxed, so an actor fetches and unpickles it
   once per iteration, not once per game or chunk.
 * **What a task is.** A chunk of consecutive games of the iteration (about
-  ``ray_backend.CHUNKS_PER_WORKER`` per actor); results are stored by chunk and joined in the order
+  ``evaluation.work_chunks.CHUNKS_PER_WORKER`` per actor); results are stored by chunk and joined in the order
   of the games, so the positions are those of the local backend whatever the number of actors.
 * **A lost actor** (its node gone, its process killed) fails the chunk it held: the chunk goes back to
   the queue, a new actor takes the lost one's place, and the chunk is played again
@@ -33,7 +33,8 @@ from typing import Any, Callable
 import ray
 
 from mancala_envs.core.game import Game
-from mancala_envs.evaluation.ray_backend import chunks, cluster_cpus, connect, run_chunks
+from mancala_envs.evaluation.ray_backend import cluster_cpus, connect, run_chunks
+from mancala_envs.evaluation.work_chunks import chunked
 
 FAULT_ENV = "MANCALA_RAY_SELFPLAY_FAULT"  # "N": kill an actor when the N-th chunk is handed out
 _handed_out = 0  # chunks handed out by this process (the fault counts them)
@@ -83,7 +84,7 @@ class RaySelfPlay:
         """``function``'s result for each chunk of consecutive ``seeds``, in order."""
         if evaluation is not self.evaluation:  # a new network: into the object store, once
             self.key, self.evaluation, self.box = self.key + 1, evaluation, [ray.put(evaluation)]
-        work = [[seeds[i] for i in chunk] for chunk in chunks(len(seeds), self.workers)]
+        work = chunked(seeds, self.workers)
         results: list = [None] * len(work)
         holding: dict[int, Any] = {}  # chunk -> the actor playing it
 

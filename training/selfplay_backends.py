@@ -23,9 +23,8 @@ import os
 import signal
 from typing import Any, Callable
 
-import numpy as np
-
 from mancala_envs.core.game import Game
+from mancala_envs.evaluation.work_chunks import chunked
 
 from .config import TrainConfig
 
@@ -35,11 +34,6 @@ _FORKED: dict[str, Any] = {}  # the game and the settings, set before the pool f
 def _play_chunk(job: tuple[Callable, Any, list[int]]) -> Any:
     function, evaluation, seeds = job
     return function(_FORKED["game"], evaluation, seeds, _FORKED["settings"])
-
-
-def consecutive_chunks(seeds: list[int], parts: int) -> list[list[int]]:
-    """``seeds`` cut into at most ``parts`` runs of consecutive seeds, none empty, in order."""
-    return [[int(s) for s in chunk] for chunk in np.array_split(np.asarray(seeds, np.int64), parts) if len(chunk)]
 
 
 class LocalSelfPlay:
@@ -57,9 +51,9 @@ class LocalSelfPlay:
         return f"self-play on {self.workers} local processes"
 
     def play(self, function: Callable, evaluation: Any, seeds: list[int]) -> list:
-        """``function``'s result for each chunk of consecutive ``seeds``, in order (one chunk per worker)."""
-        return self.pool.map(_play_chunk, [(function, evaluation, chunk)
-                                           for chunk in consecutive_chunks(seeds, self.workers)])
+        """``function``'s result for each chunk of consecutive ``seeds``, in order."""
+        return self.pool.map(_play_chunk, [(function, evaluation, chunk) for chunk in chunked(seeds, self.workers)],
+                             chunksize=1)
 
     def __enter__(self) -> LocalSelfPlay:
         return self
