@@ -236,6 +236,13 @@ POSITION_FIELDS = (H_TO_MOVE, H_FIRST)
 O_SNAP = O_HEAD + HEADER_SIZE
 SNAP_SIZE = snapshot_size(N_POS, CAP, len(POSITION_FIELDS))
 O_REP = O_SNAP + SNAP_SIZE
+# The layout as the stacked-card helpers of core.repetition take it, as numpy integers. A Python
+# int passed to a jitted function is typed as its value (a literal), and the helper compiled for
+# those values gets its loops over the stacks unrolled by LLVM: several times the code, which
+# every function that calls it, the search loops included, optimises and compiles again. A numpy
+# integer is a plain int64: one compiled helper, its loops kept as loops.
+_STACKS, _CELLS, _HEIGHTS, _HEAD, _SNAP = (np.int64(v) for v in (N_POS, CAP, O_H, O_HEAD, O_SNAP))
+_FIELDS = tuple(np.int64(f) for f in POSITION_FIELDS)
 
 END_NONE = 0
 END_FEW_CARDS = 1
@@ -369,7 +376,7 @@ def _position_hash(state):
 @njit(cache=True)
 def _reset_hash(state):
     """Compute the stacks' share of the hash from scratch (after a deal, a load or a restore)."""
-    state[O_HEAD + H_HASH] = cells_hash(state, N_POS, CAP, O_H)
+    state[O_HEAD + H_HASH] = cells_hash(state, _STACKS, _CELLS, _HEIGHTS)
 
 
 @njit(cache=True, inline="always")
@@ -382,7 +389,7 @@ def _toggle(state, index, cell, hashed):
 
 @njit(cache=True)
 def _new_stretch(state, params):
-    snapshot_take(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS, O_SNAP)
+    snapshot_take(state, _STACKS, _CELLS, _HEIGHTS, _HEAD, _FIELDS, _SNAP)
     rep = params[P_O_REP]
     cap = params[P_CAP]
     rep_clear(state, rep, cap)
@@ -391,7 +398,7 @@ def _new_stretch(state, params):
 
 @njit(cache=True)
 def _load_snapshot(state, params):
-    snapshot_restore(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS, O_SNAP)
+    snapshot_restore(state, _STACKS, _CELLS, _HEIGHTS, _HEAD, _FIELDS, _SNAP)
     state[O_HEAD + H_DONE] = 0
     _reset_hash(state)
     _reset_tops(state)
@@ -399,7 +406,7 @@ def _load_snapshot(state, params):
 
 @njit(cache=True)
 def _same_position(a, b, params):
-    return stacks_equal(a, b, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS)
+    return stacks_equal(a, b, _STACKS, _CELLS, _HEIGHTS, _HEAD, _FIELDS)
 
 
 @njit(cache=True)
