@@ -245,7 +245,13 @@ def stack_hash(state, i, cells, n):
     h = np.int32(0)
     base = i * cells
     for j in range(n):
-        h ^= cell_key(base + j, state[unsigned_index(base + j)])
+        card = state[unsigned_index(base + j)]
+        # Never true below the height (cards are nonzero), but a loop that may stop early is not
+        # vectorised by LLVM: a stack holds a few cards, and the vector loop with its scalar
+        # remainder is many times the code, which every function that calls this compiles again.
+        if card == 0:
+            break
+        h ^= cell_key(base + j, card)
     return h
 
 
