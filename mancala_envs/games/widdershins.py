@@ -1205,17 +1205,17 @@ def position_key(state, params):
         first = pos * _STACK_GROUPS
         used = (state[_u(O_H + pos)] + 3) >> 2
         lanes = lanes_skip(lanes_take(lanes, state, first, first + used), _STACK_GROUPS - used)
-    # then the regions in use, in order: the heights and the header, and with Gering's ending the
-    # snapshot's cards, its fields and the record (Parlett's ending: zeros from the header to the
-    # tail, see above). One loop over them: _lanes_through is compiled in once.
-    gering = params[P_ENDING] == ENDING_GERING
-    rep = params[P_O_REP]
-    starts = (O_H, O_SNAP, _SNAP_FIELDS, rep)
-    ends = (O_HEAD + HEADER_SIZE, _SNAP_CARDS + (_snapshot_cards(state) if gering else 0),
-            _SNAP_FIELDS + len(POSITION_FIELDS), rep + (_record_words(state, params) if gering else 0))
-    done = O_H >> 2
-    for region in range(len(starts) if gering else 1):
-        lanes, done = _lanes_through(state, lanes, done, starts[region], ends[region])
+    # the heights and the header, which follow the stacks' last group
+    done = (O_HEAD + HEADER_SIZE + 3) >> 2
+    lanes = lanes_take(lanes, state, O_H >> 2, done)
+    if params[P_ENDING] == ENDING_GERING:  # (Parlett's ending: zeros from here to the tail, see above)
+        # the snapshot's cards, its fields and the record, in one loop: _lanes_through compiled in once
+        rep = params[P_O_REP]
+        starts = (O_SNAP, _SNAP_FIELDS, rep)
+        ends = (_SNAP_CARDS + _snapshot_cards(state), _SNAP_FIELDS + len(POSITION_FIELDS),
+                rep + _record_words(state, params))
+        for region in range(len(starts)):
+            lanes, done = _lanes_through(state, lanes, done, starts[region], ends[region])
     return lanes_end(lanes_skip(lanes, (state.shape[0] >> 2) - done), state)
 
 
