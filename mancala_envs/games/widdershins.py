@@ -367,7 +367,7 @@ def pass_turn(state, params):
     state[O_HEAD + H_TO_MOVE] = 1 - state[O_HEAD + H_TO_MOVE]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _position_hash(state):
     """The position's hash: the stacks' share, kept in the header, and the position fields."""
     return state[O_HEAD + H_HASH] ^ fields_hash(state, N_POS, CAP, O_HEAD, POSITION_FIELDS)
@@ -396,7 +396,7 @@ def _new_stretch(state, params):
     rep_push(state, rep, cap, _position_hash(state), np.int64(-1))  # the action type of record_ply: one compile
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _load_snapshot(state, params):
     snapshot_restore(state, _STACKS, _CELLS, _HEIGHTS, _HEAD, _FIELDS, _SNAP)
     state[O_HEAD + H_DONE] = 0
@@ -404,7 +404,7 @@ def _load_snapshot(state, params):
     _reset_tops(state)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _same_position(a, b, params):
     return stacks_equal(a, b, _STACKS, _CELLS, _HEIGHTS, _HEAD, _FIELDS)
 
