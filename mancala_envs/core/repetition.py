@@ -182,7 +182,7 @@ def rep_hash(state, off, cap, i):
     return _entry(state, off, i) >> ACTION_BITS
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rep_action(state, off, cap, i):
     return (_entry(state, off, i) & _ACTION_MASK) - 1
 
@@ -195,7 +195,7 @@ def rep_actions(state: np.ndarray, off: int) -> list[int]:
     return [int(x) for x in (entries & _ACTION_MASK) - 1]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rep_clear(state, off, cap):
     """Forget the stretch: zero the entries in use and set the count to 0."""
     n = state[unsigned_index(off + R_COUNT)]
@@ -212,7 +212,7 @@ def wrap_int32(value):
     return ((value + _SIGN) & _WORD) - _SIGN
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rep_push(state, off, cap, h, action):
     """Append (hash, action) (``action`` -1 .. 62); False (and nothing written) when the block is full."""
     n = state[unsigned_index(off + R_COUNT)]
@@ -226,7 +226,7 @@ def rep_push(state, off, cap, h, action):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rep_find(state, off, cap, h, start):
     """The first entry index >= start whose hash bits are those of ``h``, or -1 (``h`` must be
     >= 0; a NOT_A_CHECKPOINT entry can match too, and then fails the exact confirmation)."""
