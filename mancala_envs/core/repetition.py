@@ -304,7 +304,10 @@ def snapshot_take(state, stacks, cells, heights, head, fields, snap):
         source = i * cells
         move_within(state, unsigned_index(cards + k), unsigned_index(source), SNAPSHOT_BLOCK)
         for j in range(SNAPSHOT_BLOCK, n):  # a stack taller than a block: rare
-            state[unsigned_index(cards + k + j)] = state[unsigned_index(source + j)]
+            card = state[unsigned_index(source + j)]
+            if card == 0:  # never (cards are nonzero): keeps LLVM from vectorising this rare loop (see stack_hash)
+                break
+            state[unsigned_index(cards + k + j)] = card
         k += n
     for j in range(SNAPSHOT_BLOCK):  # the last block's overshoot
         state[unsigned_index(cards + k + j)] = 0

@@ -240,7 +240,9 @@ O_REP = O_SNAP + SNAP_SIZE
 # int passed to a jitted function is typed as its value (a literal), and the helper compiled for
 # those values gets its loops over the stacks unrolled by LLVM: several times the code, which
 # every function that calls it, the search loops included, optimises and compiles again. A numpy
-# integer is a plain int64: one compiled helper, its loops kept as loops.
+# integer is a plain int64: one compiled helper, its loops kept as loops. The exception is
+# snapshot_take, taken after every capture: given the layout as literals, its loop over the stacks
+# is unrolled (the block copies at fixed places), which the random playouts' speed keeps.
 _STACKS, _CELLS, _HEIGHTS, _HEAD, _SNAP = (np.int64(v) for v in (N_POS, CAP, O_H, O_HEAD, O_SNAP))
 _FIELDS = tuple(np.int64(f) for f in POSITION_FIELDS)
 
@@ -389,7 +391,7 @@ def _toggle(state, index, cell, hashed):
 
 @njit(cache=True)
 def _new_stretch(state, params):
-    snapshot_take(state, _STACKS, _CELLS, _HEIGHTS, _HEAD, _FIELDS, _SNAP)
+    snapshot_take(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS, O_SNAP)  # literals: unrolled (see _STACKS)
     rep = params[P_O_REP]
     cap = params[P_CAP]
     rep_clear(state, rep, cap)
