@@ -66,7 +66,8 @@ function passed as a value at run time is an address that numba cannot cache.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import config, njit, types
+from numba.extending import intrinsic
 
 from .jit_helpers import move_within
 
@@ -90,17 +91,34 @@ _U33 = np.uint64(33)
 SNAPSHOT_BLOCK = 16  # snapshot_take copies each stack as a block of this many cells
 
 
-@njit(cache=True, inline="always")
-def unsigned_index(index):
-    """``index`` (never negative) as an unsigned index into the state.
+@intrinsic
+def _unsigned_index(typingctx, index):
+    if not isinstance(index, types.Integer):
+        return None  # a typing error: an index is an integer
 
-    Numba adds Python's negative-index wraparound to every *signed* index it cannot prove
-    non-negative (a compare, a select and an extra address computation: 3-4 instructions an
-    access), and the card games' indices come from values read from the state (heights,
-    positions, counts). Wrapped in this, an access is one load or store. Only for indices that
-    cannot be negative: a negative one would become a huge index, not count from the end.
-    """
+    def codegen(context, builder, signature, args):
+        return context.cast(builder, args[0], signature.args[0], types.uint64)
+
+    return types.uint64(index), codegen
+
+
+def _unsigned_index_without_jit(index):
     return np.uint64(index)
+
+
+# ``unsigned_index(index)``: ``index`` (never negative) as an unsigned index into the state.
+#
+# Numba adds Python's negative-index wraparound to every *signed* index it cannot prove
+# non-negative (a compare, a select and an extra address computation: 3-4 instructions an
+# access), and the card games' indices come from values read from the state (heights,
+# positions, counts). Wrapped in this, an access is one load or store. Only for indices that
+# cannot be negative: a negative one would become a huge index, not count from the end.
+#
+# An intrinsic (the cast ``np.uint64(index)`` would make), not an ``inline="always"`` function:
+# the kernels and the search loops use it at hundreds of places, and numba builds and copies an
+# inlined function's IR again at every place it is inlined; an intrinsic's typing is kept per
+# argument type and its code is the one cast. Without JIT (an intrinsic cannot run there) the cast.
+unsigned_index = _unsigned_index_without_jit if config.DISABLE_JIT else _unsigned_index
 
 
 def snapshot_size(stacks: int, cells: int, fields: int) -> int:
@@ -227,7 +245,13 @@ def stack_hash(state, i, cells, n):
     h = np.int32(0)
     base = i * cells
     for j in range(n):
-        h ^= cell_key(base + j, state[unsigned_index(base + j)])
+        card = state[unsigned_index(base + j)]
+        # Never true below the height (cards are nonzero), but a loop that may stop early is not
+        # vectorised by LLVM: a stack holds a few cards, and the vector loop with its scalar
+        # remainder is many times the code, which every function that calls this compiles again.
+        if card == 0:
+            break
+        h ^= cell_key(base + j, card)
     return h
 
 
@@ -280,7 +304,10 @@ def snapshot_take(state, stacks, cells, heights, head, fields, snap):
         source = i * cells
         move_within(state, unsigned_index(cards + k), unsigned_index(source), SNAPSHOT_BLOCK)
         for j in range(SNAPSHOT_BLOCK, n):  # a stack taller than a block: rare
-            state[unsigned_index(cards + k + j)] = state[unsigned_index(source + j)]
+            card = state[unsigned_index(source + j)]
+            if card == 0:  # never (cards are nonzero): keeps LLVM from vectorising this rare loop (see stack_hash)
+                break
+            state[unsigned_index(cards + k + j)] = card
         k += n
     for j in range(SNAPSHOT_BLOCK):  # the last block's overshoot
         state[unsigned_index(cards + k + j)] = 0

@@ -236,6 +236,15 @@ POSITION_FIELDS = (H_TO_MOVE, H_FIRST)
 O_SNAP = O_HEAD + HEADER_SIZE
 SNAP_SIZE = snapshot_size(N_POS, CAP, len(POSITION_FIELDS))
 O_REP = O_SNAP + SNAP_SIZE
+# The layout as the stacked-card helpers of core.repetition take it, as numpy integers. A Python
+# int passed to a jitted function is typed as its value (a literal), and the helper compiled for
+# those values gets its loops over the stacks unrolled by LLVM: several times the code, which
+# every function that calls it, the search loops included, optimises and compiles again. A numpy
+# integer is a plain int64: one compiled helper, its loops kept as loops. The exception is
+# snapshot_take, taken after every capture: given the layout as literals, its loop over the stacks
+# is unrolled (the block copies at fixed places), which the random playouts' speed keeps.
+_STACKS, _CELLS, _HEIGHTS, _HEAD, _SNAP = (np.int64(v) for v in (N_POS, CAP, O_H, O_HEAD, O_SNAP))
+_FIELDS = tuple(np.int64(f) for f in POSITION_FIELDS)
 
 END_NONE = 0
 END_FEW_CARDS = 1
@@ -360,7 +369,7 @@ def pass_turn(state, params):
     state[O_HEAD + H_TO_MOVE] = 1 - state[O_HEAD + H_TO_MOVE]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _position_hash(state):
     """The position's hash: the stacks' share, kept in the header, and the position fields."""
     return state[O_HEAD + H_HASH] ^ fields_hash(state, N_POS, CAP, O_HEAD, POSITION_FIELDS)
@@ -369,7 +378,7 @@ def _position_hash(state):
 @njit(cache=True)
 def _reset_hash(state):
     """Compute the stacks' share of the hash from scratch (after a deal, a load or a restore)."""
-    state[O_HEAD + H_HASH] = cells_hash(state, N_POS, CAP, O_H)
+    state[O_HEAD + H_HASH] = cells_hash(state, _STACKS, _CELLS, _HEIGHTS)
 
 
 @njit(cache=True, inline="always")
@@ -382,24 +391,24 @@ def _toggle(state, index, cell, hashed):
 
 @njit(cache=True)
 def _new_stretch(state, params):
-    snapshot_take(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS, O_SNAP)
+    snapshot_take(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS, O_SNAP)  # literals: unrolled (see _STACKS)
     rep = params[P_O_REP]
     cap = params[P_CAP]
     rep_clear(state, rep, cap)
     rep_push(state, rep, cap, _position_hash(state), np.int64(-1))  # the action type of record_ply: one compile
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _load_snapshot(state, params):
-    snapshot_restore(state, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS, O_SNAP)
+    snapshot_restore(state, _STACKS, _CELLS, _HEIGHTS, _HEAD, _FIELDS, _SNAP)
     state[O_HEAD + H_DONE] = 0
     _reset_hash(state)
     _reset_tops(state)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _same_position(a, b, params):
-    return stacks_equal(a, b, N_POS, CAP, O_H, O_HEAD, POSITION_FIELDS)
+    return stacks_equal(a, b, _STACKS, _CELLS, _HEIGHTS, _HEAD, _FIELDS)
 
 
 @njit(cache=True)
@@ -617,7 +626,9 @@ def _record(state, params, action, captured):
 @njit(cache=True)
 def init(state, params, rng):
     state[:] = 0
-    deck = np.arange(52)
+    deck = np.empty(52, np.int64)  # the deck in order: np.arange(52), without compiling np.arange (np.empty is its part)
+    for card in range(52):
+        deck[card] = card
     shuffle_deck(rng, deck)  # = rng.shuffle(deck), draw for draw (core.deal)
     for k in range(48):  # one card at a time round the ring: card k at position k mod 12, height k // 12
         state[_u((k % N_POS) * CAP + k // N_POS)] = deck[k] + 1
@@ -1198,13 +1209,17 @@ def position_key(state, params):
         first = pos * _STACK_GROUPS
         used = (state[_u(O_H + pos)] + 3) >> 2
         lanes = lanes_skip(lanes_take(lanes, state, first, first + used), _STACK_GROUPS - used)
-    done = O_H >> 2
-    lanes, done = _lanes_through(state, lanes, done, O_H, O_HEAD + HEADER_SIZE)
+    # the heights and the header, which follow the stacks' last group
+    done = (O_HEAD + HEADER_SIZE + 3) >> 2
+    lanes = lanes_take(lanes, state, O_H >> 2, done)
     if params[P_ENDING] == ENDING_GERING:  # (Parlett's ending: zeros from here to the tail, see above)
-        lanes, done = _lanes_through(state, lanes, done, O_SNAP, _SNAP_CARDS + _snapshot_cards(state))
-        lanes, done = _lanes_through(state, lanes, done, _SNAP_FIELDS, _SNAP_FIELDS + len(POSITION_FIELDS))
+        # the snapshot's cards, its fields and the record, in one loop: _lanes_through compiled in once
         rep = params[P_O_REP]
-        lanes, done = _lanes_through(state, lanes, done, rep, rep + _record_words(state, params))
+        starts = (O_SNAP, _SNAP_FIELDS, rep)
+        ends = (_SNAP_CARDS + _snapshot_cards(state), _SNAP_FIELDS + len(POSITION_FIELDS),
+                rep + _record_words(state, params))
+        for region in range(len(starts)):
+            lanes, done = _lanes_through(state, lanes, done, starts[region], ends[region])
     return lanes_end(lanes_skip(lanes, (state.shape[0] >> 2) - done), state)
 
 
