@@ -19,12 +19,16 @@ The time a move is therefore at most about ``solve`` plus the fallback's time: p
 with many stones left (the opening and middle game) take both, positions the solver finishes
 take the solve alone.
 
-The solver's transposition table (``memory``, default ``256M``; pages are taken only as
-entries are written) is kept from move to move and across ``reset``: its entries are exact
-values of positions of the game, true in every later game, so a later solve that meets one
-stops there. It is renewed only when the game changes. A time budget makes the agent
-non-repeatable in general (the solve's nodes depend on the machine's speed), as ``mcts:time=``
-and ``alphabeta:time=`` are.
+The solver's transposition table (``memory``, default ``64M``: a larger one found hardly more
+solves within a budget of a few tens of milliseconds) is made, and every page of it written
+once, on the first move of a game of new rules: pages first touched inside a solve would
+cost their page faults out of that move's budget. It is kept from move to move and across
+``reset``: its entries are exact values of positions of the game, true in every later game,
+so a later solve that meets one stops there. The budget is wall-clock time, so the time
+a move never exceeds it by more than the fallback's, and the share of positions solved
+depends on the machine's speed and load: a busy machine gives the solve less CPU within its
+budget, so fewer positions are solved and more are left to the fallback. For the same reason
+the agent is not repeatable move for move, as ``mcts:time=`` and ``alphabeta:time=`` are not.
 
 Options: ``solve`` (seconds, > 0), ``then`` (``mcts`` or ``alphabeta``), ``sims`` (at least 1,
 default 800) and ``c`` (>= 0, default 1.4) for ``then=mcts``, ``depth`` (at least 1, default 6)
@@ -43,7 +47,7 @@ from .base import Agent
 from .learned.learned_eval import LearnedEval, load_evaluation
 from .mcts import MCTSAgent
 from .search import AlphaBetaAgent
-from .solver import SolveResult, SolverTable, solve
+from .solver import SolveResult, SolverTable, parse_memory, solve
 
 __all__ = ["HybridAgent"]
 
@@ -57,7 +61,7 @@ class HybridAgent(Agent):
 
     def __init__(self, seed: int | None = None, solve: float = 0.02, then: str = "mcts", sims: int | None = None,
                  c: float | None = None, depth: int | None = None, eval: str | LearnedEval | None = None,
-                 memory: str | int = "256M"):
+                 memory: str | int = "64M"):
         super().__init__(seed)
         if not solve > 0:
             raise ValueError(f"hybrid: solve must be > 0 seconds, got {solve}")
@@ -69,8 +73,8 @@ class HybridAgent(Agent):
             raise ValueError("hybrid: sims and c are options of then=mcts; then=alphabeta takes depth")
         self.solve_seconds = float(solve)
         self.then = then
-        self.memory = memory
-        self.table = SolverTable(memory)
+        self.memory = parse_memory(memory)
+        self.table: SolverTable | None = None  # made on the first move of a game (``act``)
         self._game: Game | None = None
         evaluation = load_evaluation(eval) if isinstance(eval, (str, Path)) else eval
         if then == "mcts":
@@ -92,6 +96,7 @@ class HybridAgent(Agent):
         if self._game != state.game:
             self._game = state.game
             self.table = SolverTable(self.memory)  # another game's entries would answer wrongly
+            self.table.clear()  # every page written now, not inside the budget of the next solves
         self.last = solve(state, table=self.table, time_limit=self.solve_seconds)
         if self.last.exact and self.last.best_action >= 0:
             return self.last.best_action
@@ -103,7 +108,3 @@ class HybridAgent(Agent):
         data["_game"] = None
         data["last"] = None
         return data
-
-    def __setstate__(self, data):
-        self.__dict__.update(data)
-        self.table = SolverTable(self.memory)

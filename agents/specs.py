@@ -17,7 +17,7 @@ spec                                   agent
 ``hybrid:solve=0.02,eval=RUN_DIR``     an exact solve when it finishes within ``solve`` seconds, else
                                        ``mcts`` (``sims=800,c=1.4``) or ``then=alphabeta`` (``depth=6``)
                                        with the run's evaluation (``mancala_envs.agents.hybrid``);
-                                       ``memory=256M``
+                                       ``memory=64M``
 ``human``                              moves typed in the game's notation on stdin
 ``policy:PATH``                        a trained model: a run folder or model file of ``mancala train``
 ``module:callable``                    your own agent: ``callable(seed=...)`` (or ``callable()``)
