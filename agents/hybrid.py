@@ -24,17 +24,18 @@ solves within a budget of a few tens of milliseconds) is made, and every page of
 once, on the first move of a game of new rules: pages first touched inside a solve would
 cost their page faults out of that move's budget. It is kept from move to move and across
 ``reset``: its entries are exact values of positions of the game, true in every later game,
-so a later solve that meets one stops there. The budget is wall-clock time, so the time
-a move never exceeds it by more than the fallback's, and the share of positions solved
-depends on the machine's speed and load: a busy machine gives the solve less CPU within its
+so a later solve that meets one stops there. The budget is wall-clock time (read every few
+thousand nodes), so the solve's CPU time stays within about the budget, and the share of
+positions solved depends on the machine's speed and load: a busy machine gives the solve less CPU within its
 budget, so fewer positions are solved and more are left to the fallback. For the same reason
 the agent is not repeatable move for move, as ``mcts:time=`` and ``alphabeta:time=`` are not.
 
-Options: ``solve`` (seconds, > 0), ``then`` (``mcts`` or ``alphabeta``), ``sims`` (at least 1,
+Options: ``solve`` (seconds, > 0; default 0.02), ``then`` (``mcts`` or ``alphabeta``), ``sims`` (at least 1,
 default 800) and ``c`` (>= 0, default 1.4) for ``then=mcts``, ``depth`` (at least 1, default 6)
 for ``then=alphabeta``, ``eval`` (a run folder or ``evaluation.npz``; none: plain search),
 ``memory`` (the solver table's size, e.g. ``64M``, ``1G``). ``sims``/``c`` with
-``then=alphabeta``, or ``depth`` with ``then=mcts``, are refused.
+``then=alphabeta``, or ``depth`` with ``then=mcts``, are refused. Every option is checked
+when the agent is made, with an error naming what is allowed.
 """
 
 from __future__ import annotations

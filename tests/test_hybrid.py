@@ -12,7 +12,7 @@ import pytest
 import mancala_envs
 from mancala_envs.agents import AlphaBetaAgent, HybridAgent, MCTSAgent, make_agent
 from mancala_envs.core.errors import MancalaError
-from mancala_envs.evaluation.analysis import value
+from mancala_envs.evaluation.analysis import oracle_accuracy, solved_positions, value
 
 
 @pytest.fixture
@@ -42,6 +42,16 @@ def test_plays_the_solvers_move_of_the_best_margin_where_the_solve_finishes(smal
     agent = make_agent("hybrid:solve=5,then=alphabeta,depth=1", seed=0)
     assert agent.act(state.clone()) == 0
     assert agent.last.exact and agent.last.mover_value == 4
+
+
+def test_optimal_on_every_position_of_real_games_it_solves_in_time(small_kalah):
+    # the oracle row's measure on positions of two players' games: every one solved, every move optimal,
+    # where the fallback alone (one-ply search) misses some
+    players = (make_agent("greedy", seed=0), make_agent("greedy", seed=1))
+    solved = solved_positions(small_kalah, 12, seed=4, players=players)
+    hybrid = oracle_accuracy(make_agent("hybrid:solve=5,then=alphabeta,depth=1,memory=4M"), solved)
+    assert hybrid.positions == 12 and hybrid.optimal == 1.0 and hybrid.mean_loss == 0
+    assert oracle_accuracy(make_agent("alphabeta:depth=1"), solved).optimal < 1.0
 
 
 def test_falls_back_to_the_search_when_the_solve_does_not_finish():
