@@ -14,6 +14,10 @@ spec                                   agent
 ``mcts:sims=800,eval=RUN_DIR``         the learned value at the leaves instead of rollouts; PUCT with the
                                        run's policy as priors where the file has one
 ``solver[:memory=256M,threads=1]``     perfect play by exact solving (``mancala_envs.agents.solver``)
+``hybrid:solve=0.02,eval=RUN_DIR``     an exact solve when it finishes within ``solve`` seconds, else
+                                       ``mcts`` (``sims=800,c=1.4``) or ``then=alphabeta`` (``depth=6``)
+                                       with the run's evaluation (``mancala_envs.agents.hybrid``);
+                                       ``memory=64M``
 ``human``                              moves typed in the game's notation on stdin
 ``policy:PATH``                        a trained model: a run folder or model file of ``mancala train``
 ``module:callable``                    your own agent: ``callable(seed=...)`` (or ``callable()``)
@@ -54,6 +58,7 @@ from mancala_envs.core.extras import require_extra
 
 from .base import Agent
 from .human import HumanAgent
+from .hybrid import HybridAgent
 from .learned.learned_eval import EVAL_FILE, LearnedPolicyAgent
 from .mcts import MCTSAgent
 from .learned.policy import PolicyAgent
@@ -88,6 +93,8 @@ AGENT_FACTORIES: dict[str, tuple[Callable[..., Agent], dict[str, Any]]] = {
     "alphabeta": (AlphaBetaAgent, {"depth": int, "time": float, "tt_bits": int, "key": _key, "eval": str}),
     "mcts": (MCTSAgent, {"sims": int, "c": float, "time": float, "max_nodes": int, "eval": str}),
     "solver": (SolverAgent, {"memory": str, "threads": int}),
+    "hybrid": (HybridAgent, {"solve": float, "then": str, "sims": int, "c": float, "depth": int, "eval": str,
+                             "memory": str}),
     "human": (HumanAgent, {}),
     "policy": (_policy_factory, {}),  # policy:PATH, the rest of the spec is a path
 }

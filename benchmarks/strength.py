@@ -39,8 +39,8 @@ result: the spread from seed to seed (several points on the family configs) is o
 large as the margin over a target. Timings (training seconds) depend on the machine's load; the JSON
 records ``os.getloadavg()`` at the start and end.
 
-``--move-times N`` (default 200; 0 for none): every agent of the setting's rows (with the
-first run's evaluation) timed on the same ``N`` positions of ``alphabeta:depth=3`` self-play
+``--move-times N`` (default 200; 0 for none): every agent of the setting's rows and its
+``ORACLE_EXTRA`` (with the first run's evaluation) timed on the same ``N`` positions of ``alphabeta:depth=3`` self-play
 (every stage of the game), mean CPU milliseconds a move (JSON key ``move_ms``).
 
 The oracle row (Kalah settings; ``--solved N``, default 500, ``0`` for none): every agent of
@@ -156,7 +156,9 @@ def measure_row(env_id: str, spec_a: str, spec_b: str, run_dir: Path, openings: 
 
 # more agents in the oracle row of a setting (beyond both sides of its match rows): deeper searches with
 # the run's evaluation (the target is for a search agent at <= 30 ms a move) and plain anchors
-ORACLE_EXTRA = {"main": ["alphabeta:depth=10,eval=RUN", "mcts:sims=800,eval=RUN", "alphabeta:depth=10",
+# and the exact solve within 20 ms a move with the learned search to fall back on (agents.hybrid)
+ORACLE_EXTRA = {"main": ["alphabeta:depth=10,eval=RUN", "mcts:sims=800,eval=RUN", "hybrid:solve=0.02,eval=RUN",
+                         "hybrid:solve=0.02,then=alphabeta,depth=6,eval=RUN", "alphabeta:depth=10",
                          "alphabeta:depth=12"]}
 # the oracle row's targets: a search agent with the learned evaluation, the bare network
 ORACLE_TARGETS = {"eval=RUN": 0.92, "policy:RUN": 0.75}
@@ -388,7 +390,7 @@ def main(argv=None) -> int:
     timing = {}
     for run in training[:1] if args.move_times else []:  # the first run's agents: the times hardly vary by run
         specs = next(specs for config, _, specs in entries if config == run["config"])
-        agents = list(dict.fromkeys(s for a, b, _ in specs for s in (a, b)))
+        agents = list(dict.fromkeys([s for a, b, _ in specs for s in (a, b)] + ORACLE_EXTRA.get(args.setting, [])))
         timing[run["env_id"]] = move_times(run["env_id"], agents, run["run_dir"], args.seed, args.move_times)
     print(table(rows))
     summary = over_seeds(rows)

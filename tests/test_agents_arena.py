@@ -33,7 +33,7 @@ def test_specs_build_the_search_agents():
 
 
 def test_spec_errors_name_agents_and_keys():
-    with pytest.raises(AgentSpecError, match="known agents: alphabeta, greedy, human, mcts, policy, random, solver"):
+    with pytest.raises(AgentSpecError, match="known agents: alphabeta, greedy, human, hybrid, mcts, policy, random, solver"):
         make_agent("minimax:depth=3")
     with pytest.raises(AgentSpecError, match=r"alphabeta takes depth=<int>, time=<float>, tt_bits=<int>, key=<state\|obs>"):
         make_agent("alphabeta:sims=3")
