@@ -285,8 +285,8 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits, learned):
     their moves from the legal bit set and write no mask (the same moves).
     ``learned``: whether the loop can use a learned evaluation (``MCTSSettings.use_eval``,
     ``use_priors``). Without, the network's passes, the game's move features and the PUCT
-    expansion are not compiled in: they cost more to compile than the rest of the loop, and
-    plain UCT never runs them. A loop built without them must be given neither setting.
+    expansion and descent are not compiled in: they cost more to compile than the rest of the
+    loop, and plain UCT never runs them. A loop built without them must be given neither setting.
     """
     k = inline_kernel(kernel)
     params_of = params_reader(None, width)  # the params vector's entries in registers (or the array: width None)
@@ -442,6 +442,12 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits, learned):
         def evaluate(params, position, scratch, max_plies, use_heuristic):  # noqa: F811
             pass
 
+        @njit(inline="always")
+        def select_puct(tree, path, c):
+            return 0, 0, -1
+    else:
+        select_puct = _select_puct
+
     @cached_njit(what="the MCTS search" + (" with a learned evaluation" if learned else ""))
     def search_loop(params_owned, root, settings, tree_owned, scratch_owned):
         """Run the simulations; returns (best root move, simulations run, nodes used)."""
@@ -462,7 +468,7 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits, learned):
                 break
             _fill_visit_tables(scratch, tree.node_visits[0] + 1)  # the root's visits after this simulation
             if settings.use_priors:
-                node, depth, pick = _select_puct(tree, scratch.path, settings.c)
+                node, depth, pick = select_puct(tree, scratch.path, settings.c)
                 expandable = pick >= 0 and plies(tree.node_states[node], params) < settings.max_plies
             else:
                 node, depth = _select(tree, scratch, settings.c)

@@ -68,7 +68,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .jit_helpers import move_within
+from .jit_helpers import move_within, unsigned_index  # unsigned_index: the kernels import it from here
 
 
 NOT_A_CHECKPOINT = -1
@@ -88,19 +88,6 @@ _U33 = np.uint64(33)
 
 
 SNAPSHOT_BLOCK = 16  # snapshot_take copies each stack as a block of this many cells
-
-
-@njit(cache=True, inline="always")
-def unsigned_index(index):
-    """``index`` (never negative) as an unsigned index into the state.
-
-    Numba adds Python's negative-index wraparound to every *signed* index it cannot prove
-    non-negative (a compare, a select and an extra address computation: 3-4 instructions an
-    access), and the card games' indices come from values read from the state (heights,
-    positions, counts). Wrapped in this, an access is one load or store. Only for indices that
-    cannot be negative: a negative one would become a huge index, not count from the end.
-    """
-    return np.uint64(index)
 
 
 def snapshot_size(stacks: int, cells: int, fields: int) -> int:
