@@ -63,7 +63,7 @@ from numba import njit
 
 from mancala_envs.core.game import State
 from mancala_envs.core.compiled import cached_njit
-from mancala_envs.core.inline import inline_kernel, inlined, params_reader, search_hook, unowned
+from mancala_envs.core.inline import borrowed_bundle, inline_kernel, inlined, params_reader, search_hook, unowned
 from mancala_envs.core.jit_helpers import copy_into, mask_with_words, past_deadline, random_below
 from mancala_envs.core.playout import random_move_drawer
 
@@ -74,6 +74,7 @@ from .search import _no_heuristic
 __all__ = ["MCTSAgent", "MCTSResult", "mcts_search"]
 
 
+@borrowed_bundle  # never built by compiled code (core.inline)
 class SearchTree(NamedTuple):
     """The preallocated tree, one row per node; node 0 is the root (N nodes, A actions, S state size)."""
 
@@ -109,6 +110,7 @@ class SearchTree(NamedTuple):
         return (self.node_states.shape[0], self.legal.shape[1], self.node_states.shape[1])
 
 
+@borrowed_bundle  # never built by compiled code (core.inline)
 class SimulationScratch(NamedTuple):
     """What one simulation works in (N nodes, A actions, S state size)."""
 
