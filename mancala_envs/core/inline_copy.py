@@ -22,6 +22,11 @@ steps, both costly for such code; ``install()`` makes each cheaper:
   ``inline_ir`` shares one memo per scope, so the scope and its variables are copied once per
   inlined function, as one ``copy.deepcopy`` of the whole function would. The copied IR is the
   same (every block's variables refer to one copy of the scope instead of to equal copies of it).
+  ``inline_ir`` then copies its copy again, to return "an unmutated copy" of the callee's IR
+  beside the inlined blocks; numba's callers (``InlineInlinables``, ``InlineOverloads``) drop it.
+  That second copy is answered by the blocks the first was made from, which ``inline_ir`` never
+  mutates: the same IR, uncopied (a caller that kept it and mutated it would mutate the IR it
+  passed in).
 
 The compiled code is the same. Both run under numba's compiler lock, one call at a time.
 Installed when ``mancala_envs.core.game`` is imported, for every compile in the process (numba's
@@ -41,15 +46,22 @@ __all__ = ["install"]
 
 
 class _ScopeSharingCopy:
-    """``copy`` as ``inline_closurecall`` uses it, with the blocks of one scope copied under one memo."""
+    """``copy`` as ``inline_closurecall`` uses it, with the blocks of one scope copied under one
+    memo, and a copy of a block it copied answered by the block copied (see the module docstring)."""
 
     def __init__(self) -> None:
         self._memos: dict[int, dict] = {}
+        self._copied_from: dict[int, tuple[ir.Block, ir.Block]] = {}  # id(copy): (copy, its block)
 
     def deepcopy(self, value, memo=None):
         if memo is None and isinstance(value, ir.Block):
+            copied = self._copied_from.get(id(value))
+            if copied is not None and copied[0] is value:
+                return copied[1]
             # the memo keeps the block (and so its scope) alive: the scope's id stays its own
-            memo = self._memos.setdefault(id(value.scope), {})
+            block = copy.deepcopy(value, self._memos.setdefault(id(value.scope), {}))
+            self._copied_from[id(block)] = (block, value)
+            return block
         return copy.deepcopy(value, memo)
 
     def __getattr__(self, name: str):
