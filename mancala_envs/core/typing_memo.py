@@ -24,6 +24,7 @@ import functools
 
 import numpy as np
 from numba.core import types
+from numba.core.target_extension import get_local_target
 
 __all__ = ["install"]
 
@@ -42,8 +43,6 @@ def install() -> None:
     get_call_type = getattr(types.Function, "get_call_type", None)
     if get_call_type is None or getattr(get_call_type, "_memoised", False):
         return
-    from numba.core.target_extension import get_local_target
-
     resolved: dict = {}
 
     @functools.wraps(get_call_type)
