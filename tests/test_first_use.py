@@ -165,11 +165,13 @@ def test_inlined_blocks_share_one_copy_of_their_scope_and_compile_the_same():
 @needs_jit
 def test_operator_typing_is_kept_and_is_what_the_templates_choose():
     """``core.typing_memo`` is installed; the signatures it keeps for array accesses are the ones
-    numba's templates resolve afresh, and a function typed from them computes what the Python does."""
+    numba's templates resolve afresh, and a function typed from them computes what the Python does;
+    an error message is marked up as numba marks it up."""
     import operator
 
     import numpy as np
     from numba import njit, types
+    from numba.core import errors
 
     from mancala_envs.core import typing_memo
 
@@ -189,3 +191,6 @@ def test_operator_typing_is_kept_and_is_what_the_templates_choose():
     assert kept
     for (function_type, context, _target, args), signature in kept:
         assert get_call_type.__wrapped__(function_type, context, args, {}) == signature
+    scheme = errors.termcolor()  # an error message's markup: the codes and the text, as numba makes it
+    if hasattr(errors, "Style"):
+        assert scheme.errmsg("bad") == (scheme._errmsg or "") + errors.Style.BRIGHT + "bad" + errors.Style.RESET_ALL

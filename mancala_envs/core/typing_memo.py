@@ -16,6 +16,13 @@ of an operator makes a new function type, with its own entries). Only successful
 kept, and only calls without keyword arguments. Installed when ``mancala_envs.core.game`` is
 imported, for every compile in the process. Without ``types.Function.get_call_type`` (another
 numba) nothing is changed.
+
+The templates that decline a call, and the values numba cannot type while it looks up a global
+name, each build an error message that is then dropped, thousands in a kernel's compile. Numba
+marks such a message up for the terminal (``numba.core.errors.HighlightColorScheme._markup``)
+inside colorama's ``init()`` and ``deinit()``, which wrap and unwrap ``sys.stdout`` and
+``sys.stderr`` for each piece of text though nothing is printed meanwhile. ``install()`` makes
+the same text (the colour and style codes, the message, the reset code) without the wrapping.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from numba.core import types
+from numba.core import errors, types
 from numba.core.target_extension import get_local_target
 
 __all__ = ["install"]
@@ -38,8 +45,23 @@ def _memoised(function_type) -> bool:
     return getattr(key, "__module__", None) in ("operator", "_operator") or key in BUILTINS
 
 
+def _mark_up_without_wrapping_streams() -> None:
+    """``HighlightColorScheme._markup`` without colorama's stream wrapping: the same text."""
+    scheme, colorama_style = getattr(errors, "HighlightColorScheme", None), getattr(errors, "Style", None)
+    if scheme is None or colorama_style is None or getattr(scheme._markup, "_unwrapped", False):
+        return
+
+    def markup(self, msg, color=None, style=colorama_style.BRIGHT, reset=colorama_style.RESET_ALL):
+        return (color or "") + (style or "") + msg + reset
+
+    markup._unwrapped = True
+    scheme._markup = markup
+
+
 def install() -> None:
-    """Wrap ``types.Function.get_call_type`` so operator calls are typed once per argument types (once per process)."""
+    """Wrap ``types.Function.get_call_type`` so operator calls are typed once per argument types,
+    and mark error messages up without wrapping the streams (once per process)."""
+    _mark_up_without_wrapping_streams()
     get_call_type = getattr(types.Function, "get_call_type", None)
     if get_call_type is None or getattr(get_call_type, "_memoised", False):
         return
