@@ -63,7 +63,7 @@ from numba import njit
 
 from mancala_envs.core.game import State
 from mancala_envs.core.compiled import cached_njit
-from mancala_envs.core.inline import inline_kernel, inlined, params_reader, search_hook, unowned
+from mancala_envs.core.inline import borrowed_bundle, inline_kernel, inlined, params_reader, search_hook, unowned
 from mancala_envs.core.jit_helpers import copy_into, mask_with_words, past_deadline, random_below
 from mancala_envs.core.playout import random_move_drawer
 
@@ -74,6 +74,7 @@ from .search import _no_heuristic
 __all__ = ["MCTSAgent", "MCTSResult", "mcts_search"]
 
 
+@borrowed_bundle  # never built by compiled code (core.inline)
 class SearchTree(NamedTuple):
     """The preallocated tree, one row per node; node 0 is the root (N nodes, A actions, S state size)."""
 
@@ -109,6 +110,7 @@ class SearchTree(NamedTuple):
         return (self.node_states.shape[0], self.legal.shape[1], self.node_states.shape[1])
 
 
+@borrowed_bundle  # never built by compiled code (core.inline)
 class SimulationScratch(NamedTuple):
     """What one simulation works in (N nodes, A actions, S state size)."""
 
@@ -285,8 +287,8 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits, learned):
     their moves from the legal bit set and write no mask (the same moves).
     ``learned``: whether the loop can use a learned evaluation (``MCTSSettings.use_eval``,
     ``use_priors``). Without, the network's passes, the game's move features and the PUCT
-    expansion are not compiled in: they cost more to compile than the rest of the loop, and
-    plain UCT never runs them. A loop built without them must be given neither setting.
+    expansion and descent are not compiled in: they cost more to compile than the rest of the
+    loop, and plain UCT never runs them. A loop built without them must be given neither setting.
     """
     k = inline_kernel(kernel)
     params_of = params_reader(None, width)  # the params vector's entries in registers (or the array: width None)
@@ -442,6 +444,12 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits, learned):
         def evaluate(params, position, scratch, max_plies, use_heuristic):  # noqa: F811
             pass
 
+        @njit(inline="always")
+        def select_puct(tree, path, c):
+            return 0, 0, -1
+    else:
+        select_puct = _select_puct
+
     @cached_njit(what="the MCTS search" + (" with a learned evaluation" if learned else ""))
     def search_loop(params_owned, root, settings, tree_owned, scratch_owned):
         """Run the simulations; returns (best root move, simulations run, nodes used)."""
@@ -462,7 +470,7 @@ def _build_mcts(kernel, heuristic, width, search_hooks, legal_bits, learned):
                 break
             _fill_visit_tables(scratch, tree.node_visits[0] + 1)  # the root's visits after this simulation
             if settings.use_priors:
-                node, depth, pick = _select_puct(tree, scratch.path, settings.c)
+                node, depth, pick = select_puct(tree, scratch.path, settings.c)
                 expandable = pick >= 0 and plies(tree.node_states[node], params) < settings.max_plies
             else:
                 node, depth = _select(tree, scratch, settings.c)

@@ -97,7 +97,7 @@ from numba import njit
 
 from mancala_envs.core.game import Game, State
 from mancala_envs.core.compiled import cached_njit
-from mancala_envs.core.inline import inline_kernel, inlined, params_reader, search_hook, unowned
+from mancala_envs.core.inline import borrowed_bundle, inline_kernel, inlined, params_reader, search_hook, unowned
 from mancala_envs.core.jit_helpers import bit_count, copy_into, hash_observations, mask_with_words, past_deadline
 from mancala_envs.core.repetition import unsigned_index
 
@@ -168,6 +168,7 @@ class SearchSettings(NamedTuple):
     use_eval: bool  # True: leaves are valued by the learned evaluation (SearchBuffers.evaluation)
 
 
+@borrowed_bundle  # never built by compiled code (core.inline)
 class SearchTables(NamedTuple):
     """What outlives one negamax call (A actions, T table entries)."""
 
@@ -177,6 +178,7 @@ class SearchTables(NamedTuple):
     stats: np.ndarray  # int64[NUM_STATS]   nodes, aborted, cap hits, TT hits
 
 
+@borrowed_bundle  # never built by compiled code (core.inline)
 class SearchLine(NamedTuple):
     """The nodes of the line being searched, one row per ply ``d`` (D = max_stack + 1 plies, A actions, S state size)."""
 
@@ -204,6 +206,7 @@ class SearchLine(NamedTuple):
                    np.zeros(plies, np.bool_))
 
 
+@borrowed_bundle  # never built by compiled code (core.inline)
 class SearchBuffers(NamedTuple):
     """What the kernel is handed, and the move sort's keys (A actions, O observation size)."""
 

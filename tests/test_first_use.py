@@ -128,6 +128,7 @@ def test_inlined_blocks_share_one_copy_of_their_scope_and_compile_the_same():
 
     inline_copy.install()  # a second call changes nothing
     assert InlineWorker.inline_ir._shares_scope_copies
+    assert InlineWorker.run_untyped_passes._keeps_ir  # the helper's two sites below: its IR made once
 
     def step(x, k):
         if x % 3 == 0:
@@ -156,5 +157,40 @@ def test_inlined_blocks_share_one_copy_of_their_scope_and_compile_the_same():
     assert copies == blocks  # equal IR ...
     assert len({id(block.scope) for block in copies}) == 1  # ... with one copy of the scope ...
     assert copies[0].scope is not blocks[0].scope and copies[0].body[0] is not blocks[0].body[0]  # ... all copied
+    assert all(copier.deepcopy(copy) is block for copy, block in zip(copies, blocks))  # a copy of a copy: the block
     values = np.arange(-20, 40, dtype=np.int64)
     assert all(compiled(values, k) == walk(values, k) for k in range(5))
+
+
+@needs_jit
+def test_operator_typing_is_kept_and_is_what_the_templates_choose():
+    """``core.typing_memo`` is installed; the signatures it keeps for array accesses are the ones
+    numba's templates resolve afresh, and a function typed from them computes what the Python does;
+    an error message is marked up as numba marks it up."""
+    import operator
+
+    import numpy as np
+    from numba import njit, types
+    from numba.core import errors
+
+    from mancala_envs.core import typing_memo
+
+    typing_memo.install()  # a second call changes nothing
+    get_call_type = types.Function.get_call_type
+    assert get_call_type._memoised
+
+    def shift_sums(values, k):
+        for i in range(values.shape[0] - 1):
+            values[i] = values[i] + values[i + 1] * k
+        return values[0] - values[values.shape[0] - 1]
+
+    values = np.arange(6, dtype=np.int32)
+    assert njit(shift_sums)(values.copy(), 3) == shift_sums(values.copy(), 3)
+    kept = [(key, signature) for key, signature in get_call_type._resolved.items()
+            if key[0].typing_key in (operator.getitem, operator.setitem) and isinstance(key[3][0], types.Array)]
+    assert kept
+    for (function_type, context, _target, args), signature in kept:
+        assert get_call_type.__wrapped__(function_type, context, args, {}) == signature
+    scheme = errors.termcolor()  # an error message's markup: the codes and the text, as numba makes it
+    if hasattr(errors, "Style"):
+        assert scheme.errmsg("bad") == (scheme._errmsg or "") + errors.Style.BRIGHT + "bad" + errors.Style.RESET_ALL

@@ -1,15 +1,18 @@
-"""core.inline: kernels inlined into a loop play the same games; unowned views share memory."""
+"""core.inline: kernels inlined into a loop play the same games; unowned views share memory; borrowed
+bundles carry no reference counts."""
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
+import sys
+
 import numpy as np
 import pytest
-from numba import njit
+from numba import njit, typeof
 
 import mancala_envs
-from mancala_envs.core.inline import inline_kernel, unowned
+from mancala_envs.core.inline import _counts_references, borrowed_bundle, inline_kernel, unowned
 
 IDS = mancala_envs.list_envs()
 
@@ -97,3 +100,37 @@ def test_an_unowned_bundle_shares_every_arrays_memory():
     owner = _Bundle(np.zeros(3, np.int64), np.zeros(2, np.int8), 5)
     assert _through_bundle(owner) == (3, 5)
     assert owner.counts.tolist() == [5, 0, 0] and owner.flags.tolist() == [0, 1]
+
+
+@borrowed_bundle
+class _BorrowedBundle(NamedTuple):
+    counts: np.ndarray  # int64[3]
+    flags: np.ndarray  # int64[3]
+
+
+@njit(inline="always")
+def _add_flag(bundle, k):
+    bundle.counts[k] += bundle.flags[k]
+
+
+@njit
+def _add_flags(bundle):
+    """The bundle through an inlined helper (a copy of the variable) and an unowned view."""
+    for k in range(bundle.counts.shape[0]):
+        _add_flag(bundle, k)
+    view = unowned(bundle)
+    _add_flag(view, 0)
+    return view.counts.sum()
+
+
+def test_a_borrowed_bundle_is_not_counted_and_leaves_its_arrays_as_they_were():
+    """Only a declared bundle's type skips reference counts; its arrays are neither kept (a
+    count never given back would hold a reference to them) nor lost, and the code computes
+    as before."""
+    assert _counts_references(typeof(_Bundle(np.zeros(3, np.int64), np.zeros(2, np.int8), 5)))
+    owner = _BorrowedBundle(np.zeros(3, np.int64), np.arange(1, 4, dtype=np.int64))
+    assert not _counts_references(typeof(owner))
+    before = sys.getrefcount(owner.counts), sys.getrefcount(owner.flags)
+    assert [_add_flags(owner) for _ in range(3)] == [7, 14, 21]
+    assert owner.counts.tolist() == [6, 6, 9]
+    assert (sys.getrefcount(owner.counts), sys.getrefcount(owner.flags)) == before

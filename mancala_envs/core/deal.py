@@ -9,7 +9,8 @@ swapping the elements directly: the same permutation and the same draws from the
 so the generator continues identically too.
 
 The index is drawn by ``_draw_index``, numpy's ``random_interval`` for a bound below 2**32
-(every deck): the smallest all-ones mask covering the bound, then 32-bit draws masked until
+(every deck: ``shuffle_deck`` takes decks of fewer than 2**32 cards, and numpy's other branch,
+for larger bounds, is not compiled in): the smallest all-ones mask covering the bound, then 32-bit draws masked until
 one is within it. Numba's ``random_interval`` draws the same numbers, but its result passes
 through a float (its two return statements have an int64 and a uint64 type, which numba
 unifies to float64); counted with callgrind, drawing without it saves about 25 instructions
@@ -21,9 +22,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 from numba.np.random.generator_core import next_uint32
-from numba.np.random.random_methods import random_interval
-
-_U32_BOUND = 1 << 32
 
 
 @njit(cache=True, inline="always")
@@ -43,14 +41,11 @@ def _draw_index(bitgen, bound):
 
 @njit(cache=True)
 def shuffle_deck(rng, deck):
-    """Shuffle the 1-d array ``deck`` in place with the ``numpy.random.Generator`` ``rng``,
-    exactly as ``rng.shuffle(deck)`` would."""
+    """Shuffle the 1-d array ``deck`` (fewer than 2**32 cards) in place with the
+    ``numpy.random.Generator`` ``rng``, exactly as ``rng.shuffle(deck)`` would."""
     bitgen = rng.bit_generator
     for i in range(deck.shape[0] - 1, 0, -1):
-        if i < _U32_BOUND:
-            j = _draw_index(bitgen, i)
-        else:
-            j = np.int64(random_interval(bitgen, i))
+        j = _draw_index(bitgen, i)
         if j != i:
             card = deck[np.uint64(i)]
             deck[np.uint64(i)] = deck[np.uint64(j)]

@@ -35,7 +35,7 @@ import numpy as np
 
 from numba import njit
 
-from . import inline_copy
+from . import inline_copy, typing_memo
 from .checks import checked_action, checked_seed, is_integer
 from .errors import IllegalActionError, InvalidStateError
 from .jit_helpers import copy_into, hash_state
@@ -43,6 +43,7 @@ from .options import Option, resolve_options
 from ..render.svg import save_svg as write_svg, state_svg
 
 inline_copy.install()  # quicker inlining for every compile of the process (see core.inline_copy)
+typing_memo.install()  # quicker typing of operators, likewise (see core.typing_memo)
 
 
 @njit(cache=True)

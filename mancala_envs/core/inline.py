@@ -35,6 +35,17 @@ below together come close to the kernel's code pasted into the loop by hand, and
   ``NUMBA_DISABLE_JIT=1`` there are no reference counts to skip, and ``unowned`` returns
   its argument itself.
 
+* ``borrowed_bundle``: a class decorator for a named tuple of arrays that the loops take as
+  an argument (``SearchTree``, the alpha-beta search's ``SearchLine``). Numba counts references
+  to a tuple of arrays member by member: every copy of such a variable (an inlined function
+  binds its arguments to new variables) is an increment and a decrement per array, emitted
+  into the code whether or not the arrays are ``unowned`` views. For a class so declared the
+  compiled code emits none (numba's lowering skips ``incref`` and ``decref`` of values of its
+  type): its values are only ever borrowed, from the caller's arguments or from ``unowned``.
+  The rule that keeps this safe: a declared bundle is made in Python only (never built,
+  returned or stored by compiled code), and the caller's arrays outlive the call; the arrays
+  taken out of it (``tree.node_visits``) are counted as any array.
+
 * ``copy_words(target, source, start, count)``: ``target[start:start+count] =
   source[start:start+count]`` for two distinct arrays, as one memory copy (with ``count`` a
   compile-time constant: a few vector loads and stores, where an element loop between two
@@ -50,13 +61,13 @@ from __future__ import annotations
 import functools
 
 from numba import config, njit, types
-from numba.core import cgutils
+from numba.core import cgutils, lowering
 from numba.extending import intrinsic
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .game import Kernel, copy_whole_state, whole_state_key
 
-__all__ = ["copy_words", "inline_kernel", "inlined", "params_reader", "search_hook", "unowned"]
+__all__ = ["borrowed_bundle", "copy_words", "inline_kernel", "inlined", "params_reader", "search_hook", "unowned"]
 
 
 @functools.cache
@@ -141,6 +152,36 @@ def _the_argument_itself(value):
 
 # Without JIT an intrinsic cannot run at all (it raises NotImplementedError).
 unowned = _the_argument_itself if config.DISABLE_JIT else _unowned
+
+
+_BORROWED_BUNDLES: set[type] = set()
+
+
+def _counts_references(typ) -> bool:
+    """Whether compiled code counts references to values of ``typ`` (not a ``borrowed_bundle``)."""
+    return not (isinstance(typ, types.BaseNamedTuple) and typ.instance_class in _BORROWED_BUNDLES)
+
+
+def _skip_borrowed_bundles(count):
+    """``Lower.incref`` or ``Lower.decref``, doing nothing for a value of a ``borrowed_bundle`` type."""
+    @functools.wraps(count)
+    def count_unless_borrowed(self, typ, val):
+        if _counts_references(typ):
+            count(self, typ, val)
+
+    count_unless_borrowed._skips_borrowed_bundles = True
+    return count_unless_borrowed
+
+
+def borrowed_bundle(cls: type) -> type:
+    """Declare the named tuple class ``cls`` a bundle of arrays that compiled code only borrows
+    (see the module docstring): no reference counts for its values. Returns ``cls``."""
+    _BORROWED_BUNDLES.add(cls)
+    for name in ("incref", "decref"):
+        count = getattr(lowering.Lower, name)
+        if not getattr(count, "_skips_borrowed_bundles", False):
+            setattr(lowering.Lower, name, _skip_borrowed_bundles(count))
+    return cls
 
 
 @intrinsic

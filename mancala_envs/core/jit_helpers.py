@@ -21,6 +21,7 @@
   ``source`` to index ``target``, as one block move (a few vector loads and stores when
   ``count`` is a constant); ``store_low_bytes(array, index, word, count)``: a word's low bytes
   into a byte array as one store.
+* ``unsigned_index(index)``: a never negative index as an unsigned one (no wraparound code).
 
 All of them also run as plain Python under ``NUMBA_DISABLE_JIT=1`` (numpy's fixed-width
 integers wrap as in compiled code; numpy warns of the overflow there).
@@ -36,7 +37,7 @@ from numba import config, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["FNV_OFFSET_BASIS", "FNV_PRIME", "bit_count", "copy_into", "hash_observations", "hash_state", "mask_from_bits", "move_within", "now", "past_deadline", "random_below", "random_legal_action", "random_legal_action_of_bits", "random_legal_action_of_first", "random_legal_action_of_words", "nth_set_bit", "splitmix64", "store_low_bytes"]
+__all__ = ["FNV_OFFSET_BASIS", "FNV_PRIME", "bit_count", "copy_into", "hash_observations", "hash_state", "mask_from_bits", "move_within", "now", "past_deadline", "random_below", "random_legal_action", "random_legal_action_of_bits", "random_legal_action_of_first", "random_legal_action_of_words", "nth_set_bit", "splitmix64", "store_low_bytes", "unsigned_index"]
 
 _GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _SPLITMIX_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -93,6 +94,33 @@ def _store_low_bytes_without_jit(array, index, word, count):
 # the bytes in memory), as one store when ``count`` is a constant. LLVM does not merge eight byte
 # stores of one word's bytes into one store. No bounds checks.
 store_low_bytes = _store_low_bytes_without_jit if config.DISABLE_JIT else _store_low_bytes
+
+
+@intrinsic
+def _unsigned_index(typingctx, index):
+    if not isinstance(index, (types.Integer, types.Boolean)):
+        return None  # a typing error
+
+    def codegen(context, builder, signature, args):
+        return context.cast(builder, args[0], signature.args[0], types.uint64)
+
+    return types.uint64(index), codegen
+
+
+def _unsigned_index_without_jit(index):
+    return np.uint64(index)
+
+
+# ``unsigned_index(index)``: ``index`` (never negative) as an unsigned index into an array, the
+# same value as ``np.uint64(index)``. Numba adds Python's negative-index wraparound to every
+# *signed* index it cannot prove non-negative (a compare, a select and an extra address
+# computation: 3-4 instructions an access), and the card games' indices come from values read
+# from the state (heights, positions, counts). Wrapped in this, an access is one load or store.
+# Only for indices that cannot be negative: a negative one would become a huge index, not count
+# from the end. An intrinsic, not an inlined function: the card games' kernels use it at hundreds
+# of places, and every inlined call is a copy of the function's IR and a new block in the caller
+# for numba to type and lower; an intrinsic is one call, one cast in the code.
+unsigned_index = _unsigned_index_without_jit if config.DISABLE_JIT else _unsigned_index
 
 
 def _move_within_without_jit(array, target, source, count):

@@ -66,10 +66,9 @@ function passed as a value at run time is an address that numba cannot cache.
 from __future__ import annotations
 
 import numpy as np
-from numba import config, njit, types
-from numba.extending import intrinsic
+from numba import njit
 
-from .jit_helpers import move_within
+from .jit_helpers import move_within, unsigned_index  # unsigned_index: the kernels import it from here
 
 
 NOT_A_CHECKPOINT = -1
@@ -89,36 +88,6 @@ _U33 = np.uint64(33)
 
 
 SNAPSHOT_BLOCK = 16  # snapshot_take copies each stack as a block of this many cells
-
-
-@intrinsic
-def _unsigned_index(typingctx, index):
-    if not isinstance(index, types.Integer):
-        return None  # a typing error: an index is an integer
-
-    def codegen(context, builder, signature, args):
-        return context.cast(builder, args[0], signature.args[0], types.uint64)
-
-    return types.uint64(index), codegen
-
-
-def _unsigned_index_without_jit(index):
-    return np.uint64(index)
-
-
-# ``unsigned_index(index)``: ``index`` (never negative) as an unsigned index into the state.
-#
-# Numba adds Python's negative-index wraparound to every *signed* index it cannot prove
-# non-negative (a compare, a select and an extra address computation: 3-4 instructions an
-# access), and the card games' indices come from values read from the state (heights,
-# positions, counts). Wrapped in this, an access is one load or store. Only for indices that
-# cannot be negative: a negative one would become a huge index, not count from the end.
-#
-# An intrinsic (the cast ``np.uint64(index)`` would make), not an ``inline="always"`` function:
-# the kernels and the search loops use it at hundreds of places, and numba builds and copies an
-# inlined function's IR again at every place it is inlined; an intrinsic's typing is kept per
-# argument type and its code is the one cast. Without JIT (an intrinsic cannot run there) the cast.
-unsigned_index = _unsigned_index_without_jit if config.DISABLE_JIT else _unsigned_index
 
 
 def snapshot_size(stacks: int, cells: int, fields: int) -> int:

@@ -753,13 +753,19 @@ def _bit_count(word):
 
 
 @njit(cache=True)
-def scores(state, params, out):
+def _points(state, params, player):
+    """``player``'s points: the pairs taken, plus the cards left on the board once they took them."""
     head = params[P_O_HEAD]
-    for p in range(2):
-        out[p] = state[_u(head + H_PAIRS + 2 * p)] + 2 * state[_u(head + H_PAIRS + 2 * p + 1)]
-    taker = state[_u(head + H_TAKER)]
-    if state[_u(head + H_DONE)] and taker >= 0:
-        out[taker] += _board_points(state, params)
+    points = state[_u(head + H_PAIRS + 2 * player)] + 2 * state[_u(head + H_PAIRS + 2 * player + 1)]
+    if state[_u(head + H_DONE)] and state[_u(head + H_TAKER)] == player:
+        points += _board_points(state, params)
+    return points
+
+
+@njit(cache=True)
+def scores(state, params, out):
+    out[0] = _points(state, params, np.int64(0))
+    out[1] = _points(state, params, np.int64(1))
 
 
 @njit(cache=True)
@@ -791,10 +797,8 @@ def observe(state, params, player, out):
         out[P * T + v] = n
     b = P * T + P
     out[b] = state[_u(head + H_PILES_LEFT)]
-    s = np.zeros(2, np.float64)
-    scores(state, params, s)
-    out[b + 1] = s[player]
-    out[b + 2] = s[1 - player]
+    out[b + 1] = _points(state, params, np.int64(player))  # no scores array: one allocation less to compile
+    out[b + 2] = _points(state, params, np.int64(1 - player))
     done = state[_u(head + H_DONE)] != 0
     out[b + 3] = 1.0 if (not done and state[_u(head + H_TO_MOVE)] == player) else 0.0
     b += 4
