@@ -200,3 +200,34 @@ def test_features_heads_are_checked(tmp_path):
         save_evaluation(tmp_path, game, "onehot", "relu", value, features="moves", features_heads="value")
     with pytest.raises(EvalFileError, match="needs move features"):
         save_evaluation(tmp_path, game, "onehot", "relu", value, features_heads="policy")
+
+
+# -- the trainer: value.policy.features ------------------------------------------------------------
+
+
+def test_policy_features_change_the_policy_only_and_the_file_says_so(tmp_path):
+    # value.policy.features=moves (the main job's): the policy reads Kalah's move features, the value does not, so
+    # the games and the value head are those of a run without them; the file records features_heads "policy".
+    from pathlib import Path
+
+    from mancala_envs.training.checkpoint import RunState
+    from mancala_envs.training.config import ConfigError, load_config
+    from mancala_envs.training.search_bootstrap import SearchBootstrapTrainer
+
+    quick = Path(__file__).resolve().parents[1] / "configs" / "kalah-v0-quick.yaml"
+
+    def trained(name: str, *overrides: str):
+        config = load_config(quick, ["value.iterations=2", "value.games=2", "value.depth=1", "value.workers=1",
+                                     "value.eval_every=100", "eval.final_openings=1", "eval.ladder=[random]",
+                                     "eval.ladder_openings=0", f"runs_dir={tmp_path}", *overrides])
+        SearchBootstrapTrainer(config, tmp_path / name, RunState(), echo=lambda text: None).run()
+        return load_evaluation(tmp_path / name)
+
+    base = trained("base", "value.policy.features=none", "value.policy.move_hidden=[]")
+    featured = trained("featured", "value.policy.move_hidden=[6]")
+    assert featured.features_heads == "policy" and featured.move_scorer is not None
+    for (w, b), (w2, b2) in zip(base.value_layers, featured.value_layers, strict=True):
+        assert np.array_equal(w, w2) and np.array_equal(b, b2)
+    assert featured.policy_layers[0][0].shape[0] == base.policy_layers[0][0].shape[0] + featured.features.width
+    with pytest.raises(ConfigError, match="value.features: moves already gives the move features to both heads"):
+        load_config(quick, ["value.features=moves"])
