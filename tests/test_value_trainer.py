@@ -371,7 +371,7 @@ def test_the_policy_heads_own_epochs_and_layers_leave_the_value_head_alone(tmp_p
     assert [w.shape[1] for w, _ in base.policy_layers] == [8, base.game.num_actions]
     assert [w.shape[1] for w, _ in more.policy_layers] == [16, 4, base.game.num_actions]
     state = base.game.new_state(3)
-    assert np.isfinite(more.policy_logits(state.observation(0)[None])).all()
+    assert np.isfinite(more.policy_logits(state.observation(0)[None], states=state.array[None])).all()  # move features
     for bad, message in (("value.policy.epochs=-1", "value.policy.epochs must be at least 0, got -1"),
                          ("value.policy.hidden=[0]", r"value.policy.hidden\[0\] must be at least 1, got 0"),
                          ("value.policy.hidden=64", "value.policy.hidden must be a list")):
