@@ -584,7 +584,7 @@ def _eval_net(evaluation: LearnedEval | EvalNet | None, game: Game) -> EvalNet |
     """The packed network of ``evaluation`` (None: none), checked against ``game``."""
     if isinstance(evaluation, LearnedEval):
         evaluation.check_game(game)
-        return evaluation.net()
+        return evaluation.net(policy=False)  # alpha-beta never runs the policy head
     return evaluation
 
 
@@ -693,7 +693,7 @@ class AlphaBetaAgent(Agent):
             return None
         self.evaluation.check_game(game)
         if self._net is None:
-            self._net = self.evaluation.net()
+            self._net = self.evaluation.net(policy=False)  # alpha-beta never runs the policy head
         return self._net
 
     def act(self, state: State) -> int:

@@ -10,7 +10,7 @@ import pytest
 import mancala_envs
 from mancala_envs.agents.learned.learned_eval import EvalFileError, LearnedPolicyAgent, input_width, load_evaluation, save_evaluation
 from mancala_envs.agents.specs import make_agent
-from mancala_envs.games import kalah, rondell, widdershins
+from mancala_envs.games import afrika, rondell, widdershins
 from mancala_envs.agents.learned.move_features import features_into_for, move_feature_set, no_features_into
 from mancala_envs.agents.learned.move_features.rondell import (ROND_PER_PILE, ROND_SUMMARY, RONDELL_FEATURES,
                                                                rondell_features_into)
@@ -99,7 +99,7 @@ def test_rondell_move_features_are_the_kernels_afterstates(env_id):
 def test_search_loops_compile_in_only_their_own_games_features():
     assert features_into_for(rondell.KERNEL) is rondell_features_into
     assert features_into_for(widdershins.KERNEL) is widdershins_features_into
-    assert features_into_for(kalah.KERNEL) is no_features_into
+    assert features_into_for(afrika.KERNEL) is no_features_into
 
 
 def _evaluation(game, tmp_path, seed=5):

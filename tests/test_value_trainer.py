@@ -184,8 +184,8 @@ def test_move_features_train_and_the_shared_move_weights_are_saved(env_id, tmp_p
     assert evaluation.policy_move is not None and np.abs(evaluation.policy_move).sum() > 0  # trained
     state = evaluation.game.new_state(5)
     assert state.is_legal(make_agent(f"policy:{tmp_path}", seed=0).act(state))
-    with pytest.raises(ConfigError, match="value.features: the kalah family has no move features"):
-        load_config(QUICK, ["value.features=moves"])
+    with pytest.raises(ConfigError, match="value.features: the afrika family has no move features"):
+        load_config(ROOT / "configs" / "afrika-v0-value.yaml", ["value.features=moves"])
 
 
 def test_the_plain_teacher_labels_the_same_games_with_plain_alphabetas_moves(tmp_path):
@@ -371,7 +371,7 @@ def test_the_policy_heads_own_epochs_and_layers_leave_the_value_head_alone(tmp_p
     assert [w.shape[1] for w, _ in base.policy_layers] == [8, base.game.num_actions]
     assert [w.shape[1] for w, _ in more.policy_layers] == [16, 4, base.game.num_actions]
     state = base.game.new_state(3)
-    assert np.isfinite(more.policy_logits(state.observation(0)[None])).all()
+    assert np.isfinite(more.policy_logits(state.observation(0)[None], states=state.array[None])).all()  # move features
     for bad, message in (("value.policy.epochs=-1", "value.policy.epochs must be at least 0, got -1"),
                          ("value.policy.hidden=[0]", r"value.policy.hidden\[0\] must be at least 1, got 0"),
                          ("value.policy.hidden=64", "value.policy.hidden must be a list")):
@@ -460,8 +460,8 @@ def test_the_move_scorer_trains_and_policy_run_plays_what_torch_computes(tmp_pat
     again = resumed._save_evaluation()
     for (w, b), (w2, b2) in zip(scored.move_scorer, again.move_scorer, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
-    with pytest.raises(ConfigError, match="value.policy.move_hidden needs value.features: moves"):
-        load_config(QUICK, ["value.policy.move_hidden=[8]"])
+    with pytest.raises(ConfigError, match="value.policy.move_hidden needs move features"):
+        load_config(QUICK, ["value.policy.features=none", "value.policy.move_hidden=[8]"])
     with pytest.raises(ConfigError, match=r"value.policy.move_hidden\[0\] must be at least 1, got 0"):
         load_config(ROOT / "configs" / "widdershins-v0-value.yaml", ["value.policy.move_hidden=[0]"])
 

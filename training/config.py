@@ -35,7 +35,7 @@ from mancala_envs.agents import make_agent
 from mancala_envs.agents.endgame import EndgameError, check_supported
 from mancala_envs.core.encodings import ENCODINGS
 from mancala_envs.core.errors import MancalaError
-from mancala_envs.agents.learned.move_features import MoveFeatureError, move_feature_set
+from mancala_envs.agents.learned.move_features import FEATURE_SETS, MoveFeatureError, move_feature_set
 from mancala_envs.evaluation.arena import BACKENDS  # where evaluations play their games
 from mancala_envs.core.extras import require_extra
 from mancala_envs.registry import make_game
@@ -104,7 +104,10 @@ class PolicyConfig:
     # fitted by the policy only
     dagger_games: int = 0
     hidden: list[int] = field(default_factory=list)  # the policy network's own hidden layers (empty: value.hidden)
-    move_hidden: list[int] = field(default_factory=list)  # with value.features moves: the move scorer's layers ([]: none)
+    move_hidden: list[int] = field(default_factory=list)  # with move features: the move scorer's layers ([]: none)
+    # "moves" (with value.features none): the policy alone reads the game's move features; the value, and so the
+    # alpha-beta search that reads only the value, does not compute them at its leaves
+    features: str = "none"
     epochs: int = 0  # passes per iteration (0: value.epochs; the value head keeps value.epochs)
     replay: int = 0  # positions it is fitted on (the newest; 0: value.replay; more suits a plain teacher)
     average: float = 0.0  # > 0: the exported policy is a moving average of its weights over iterations, this decay
@@ -264,9 +267,18 @@ class TrainConfig:
             move_feature_set(v.features, game)
         except MoveFeatureError as err:
             raise ConfigError(f"value.features: {err}") from None
-        if policy.move_hidden and v.features != "moves":
-            raise ConfigError("value.policy.move_hidden needs value.features: moves (the move scorer reads each "
-                              "move's block of move features)")
+        if policy.features not in FEATURE_SETS:
+            raise ConfigError(f"value.policy.features must be one of {', '.join(FEATURE_SETS)}, got {policy.features!r}")
+        if policy.features == "moves" and v.features == "moves":
+            raise ConfigError("value.policy.features: moves is for the policy alone; value.features: moves already "
+                              "gives the move features to both heads: set one of them")
+        try:
+            move_feature_set(policy.features, game)
+        except MoveFeatureError as err:
+            raise ConfigError(f"value.policy.features: {err}") from None
+        if policy.move_hidden and "moves" not in (v.features, policy.features):
+            raise ConfigError("value.policy.move_hidden needs move features (value.features: moves, or "
+                              "value.policy.features: moves): the move scorer reads each move's block of them")
 
     def _validate_selfplay_backend(self) -> None:
         """``ray_address`` names the cluster of ``backend: ray``: with the local backend nothing would read it."""

@@ -50,6 +50,9 @@ networks on the positions collected so far, in this process:
      teacher, values in stones) or the self-play search's with the current evaluation (search
      teacher, values on the [-1, 1] scale: AlphaZero-style targets from the search; the first
      iteration, before any evaluation, searches plainly);
+   - ``features: moves`` (with ``value.features: none``): the move features go to the policy
+     alone, the value's input stays the encoded observation, so the self-play and evaluated
+     alpha-beta never compute them at their leaves (only once per stored position);
    - ``move_hidden`` (move features): a *move scorer*, an MLP of one move's block and the
      features' summary whose one output is added to that move's logit, the same weights for
      every move, so what it learns of one move holds for all;
@@ -419,9 +422,13 @@ class SearchBootstrapTrainer(RunTrainer):
         self.cfg = config.value
         torch.manual_seed(config.seed)
         self.spec = encoding_spec(self.cfg.encoding, self.game.observation_size, self.game.observation_bounds())
-        self.features = move_feature_set(self.cfg.features, self.game)
+        # value.features: moves gives the move features to both heads, value.policy.features: moves to the policy alone
+        policy_alone = self.cfg.policy.features == "moves"
+        self.features = move_feature_set("moves" if policy_alone else self.cfg.features, self.game)
+        self.features_heads = "policy" if policy_alone else "both"  # learned_eval.FEATURES_HEADS
         width = self.spec.width + self.features.width
-        self.value_net = _mlp(width, self.cfg.hidden, 1, self.cfg.activation)
+        self.value_width = self.spec.width if policy_alone else width  # the value's input: x[:, :value_width]
+        self.value_net = _mlp(self.value_width, self.cfg.hidden, 1, self.cfg.activation)
         policy_hidden = self.cfg.policy.hidden or self.cfg.hidden  # value.policy.hidden: the policy's own layers
         self.policy_net = _mlp(width, policy_hidden, self.game.num_actions, self.cfg.activation)
         # with move features: one weight per column of a move's block, shared by every move (learned_eval)
@@ -504,7 +511,8 @@ class SearchBootstrapTrainer(RunTrainer):
             scorer = _pairs(tensors) if self.move_scorer is not None else None
         path = save_evaluation(self.run_dir, self.game, self.cfg.encoding, self.cfg.activation,
                                value, policy, source="search-bootstrap",
-                               score_scale=self.score_scale, features=self.cfg.features,
+                               score_scale=self.score_scale, features=self.features.name,
+                               features_heads=self.features_heads,
                                policy_move=None if policy_move is None else policy_move.detach().numpy(),
                                move_scorer=scorer)
         return load_evaluation(path, self.game)
@@ -625,7 +633,7 @@ class SearchBootstrapTrainer(RunTrainer):
                 loss = torch.zeros(())
                 if start in value_batches:
                     idx = order[start:start + cfg.batch_size]
-                    lv = nn.functional.mse_loss(self.value_net(x[idx])[:, 0], y[idx])
+                    lv = nn.functional.mse_loss(self.value_net(x[idx, :self.value_width])[:, 0], y[idx])
                     losses["value"].append(lv.item())
                     loss = loss + lv
                 if start in policy_batches:
@@ -673,7 +681,7 @@ class SearchBootstrapTrainer(RunTrainer):
     def _gain(self, x: torch.Tensor, y: torch.Tensor) -> float:
         """The scale in [0, 1] of the network's output that best predicts held-out targets ``y``."""
         with torch.no_grad():
-            n = self.value_net(x)[:, 0].double()
+            n = self.value_net(x[:, :self.value_width])[:, 0].double()
         power = float((n * n).sum())
         return float(np.clip(float((n * y.double()).sum()) / power, 0.0, 1.0)) if power > 0 else 0.0
 

@@ -40,6 +40,10 @@ key                                       value
                                           (``MoveFeatureSet.name``); a file without it (written before
                                           the sets were named) has the game's own set; a file of
                                           another set is refused
+``features_heads``                        optional, default ``"both"``: with ``"moves"``, the heads whose
+                                          input has the move features: ``"both"``, or ``"policy"`` (the
+                                          value's input is the encoded observation alone, so a search
+                                          that reads only the value, alpha-beta, never computes them)
 ``features_version``                      with ``"moves"``: the version of the set's columns
                                           (``MoveFeatureSet.version``; a file without it has version
                                           1); a file of another version is refused
@@ -62,7 +66,9 @@ Move features are computed from the position's state by the game's kernel (it pl
 move on a copy), so a caller of the jitted passes first loads them, the observation already in
 ``net.obs``: a search loop with ``features_loader(kernel)`` (it compiles in only that game's
 set), a Python caller with ``load_features(net, state)``. The numpy passes take the positions'
-states (``states=``) or their feature rows (``rows=``).
+states (``states=``) or their feature rows (``rows=``). A loop computes them only where a head it
+runs reads them: ``LearnedEval.net(policy=False)`` (alpha-beta, which never runs the policy) packs a
+network whose loader skips them when only the policy reads them (``features_heads: "policy"``).
 
 With ``score_scale`` (the *score blend*) a search with an untrained network plays exactly
 as plain alpha-beta (``tanh`` keeps the order of the values), so what the network learns
@@ -106,6 +112,8 @@ __all__ = ["EVAL_FILE", "EVAL_FORMAT", "EVAL_FORMATS", "EvalFileError", "EvalNet
 EVAL_FORMAT = "mancala-eval-1"
 EVAL_FORMAT_SCORER = "mancala-eval-2"  # a file with a move scorer (an older package refuses it)
 EVAL_FORMATS = (EVAL_FORMAT, EVAL_FORMAT_SCORER)
+#: The heads whose input has the move features (file key ``features_heads``): both, or the policy alone.
+FEATURES_HEADS = ("both", "policy")
 EVAL_FILE = "evaluation.npz"
 ACTIVATIONS = {"relu": 0, "tanh": 1}
 
@@ -173,7 +181,7 @@ def _check_layers(what: str, layers: Layers, inputs: int, outputs: int) -> list[
 def save_evaluation(path: str | Path, game: Game, encoding: str, activation: str, value: Layers,
                     policy: Layers | None = None, source: str = "", score_scale: float = 0.0,
                     features: str = "none", policy_move: np.ndarray | None = None,
-                    move_scorer: Layers | None = None) -> Path:
+                    move_scorer: Layers | None = None, features_heads: str = "both") -> Path:
     """Write an evaluation file for ``game`` (``path``: a run folder or a .npz file); returns its path.
 
     ``value`` and ``policy`` are lists of (weight (in, out), bias (out,)) pairs, first layer
@@ -182,7 +190,8 @@ def save_evaluation(path: str | Path, game: Game, encoding: str, activation: str
     difference into the value (module docstring); ``features`` ``"moves"`` adds the game's move
     features to the input (``input_width``), and ``policy_move`` (with them and a policy) the
     policy's weights shared by every move's block, ``move_scorer`` (the same) the layers of the
-    MLP scoring every move from its block and the summary (module docstring).
+    MLP scoring every move from its block and the summary (module docstring); ``features_heads``
+    ``"policy"``: the value's input is the encoded observation alone.
     """
     p = Path(path)
     target = p / EVAL_FILE if p.is_dir() or p.suffix != ".npz" else p
@@ -191,17 +200,18 @@ def save_evaluation(path: str | Path, game: Game, encoding: str, activation: str
     if activation not in ACTIVATIONS:
         raise EvalFileError(f"{target}: activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
     _check_score_scale(score_scale, str(target))
+    _check_features_heads(features_heads, feats, str(target))
     arrays: dict[str, Any] = {
         "format": EVAL_FORMAT if move_scorer is None else EVAL_FORMAT_SCORER, "env_id": game.env_id, "options": options_json(game), "encoding": encoding,
         "activation": activation, "source": str(source), "score_scale": float(score_scale), "features": features,
-        "features_version": feats.version,
+        "features_version": feats.version, "features_heads": features_heads,
     }
     if feats.feature_set is not None:
         arrays["features_set"] = feats.feature_set.name
     for head, layers, outputs in (("value", value, 1), ("policy", policy, game.num_actions)):
         if layers is None:
             continue
-        checked = _check_layers(f"{target} ({head})", layers, spec.width + feats.width, outputs)
+        checked = _check_layers(f"{target} ({head})", layers, _head_width(spec, feats, features_heads, head), outputs)
         arrays[f"{head}_layers"] = len(checked)
         for i, (w, b) in enumerate(checked):
             arrays[f"{head}_weight_{i}"] = w
@@ -239,6 +249,20 @@ def _check_move_scorer(layers: Layers, features: MoveFeatures, has_policy: bool,
 def scorer_width(features: MoveFeatures) -> int:
     """The move scorer's input width: one move's block, then the features' summary columns."""
     return features.per_block + features.width - features.blocks * features.per_block
+
+
+def _check_features_heads(heads: str, features: MoveFeatures, where: str) -> None:
+    if heads not in FEATURES_HEADS:
+        raise EvalFileError(f"{where}: features_heads must be one of {', '.join(FEATURES_HEADS)}, got {heads!r}")
+    if heads != "both" and not features.width:
+        raise EvalFileError(f"{where}: features_heads {heads!r} needs move features (features 'moves')")
+
+
+def _head_width(spec: EncodingSpec, features: MoveFeatures, heads: str, head: str) -> int:
+    """The input width of ``head`` ("value" or "policy"): the encoded observation's, plus the move
+    features' if the head reads them (``features_heads``)."""
+    reads = heads == "both" or heads == head
+    return spec.width + (features.width if reads else 0)
 
 
 def _check_score_scale(score_scale: float, where: str) -> None:
@@ -320,6 +344,7 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
             features = str(data["features"][()]) if "features" in data else "none"
             version = int(data["features_version"][()]) if "features_version" in data else 1
             feature_set = str(data["features_set"][()]) if "features_set" in data else None
+            heads = str(data["features_heads"][()]) if "features_heads" in data else "both"
             value = _read_layers(data, "value", where)
             policy_move = np.array(data["policy_move_weights"]) if "policy_move_weights" in data else None
             policy = _read_layers(data, "policy", where)
@@ -343,9 +368,10 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
     spec = _spec_for(game, encoding, where)
     feats = _features_for(game, features, where)
     _check_feature_set(feats, feature_set, version, where)
-    value = _check_layers(f"{where} (value)", value, spec.width + feats.width, 1)
+    _check_features_heads(heads, feats, where)
+    value = _check_layers(f"{where} (value)", value, _head_width(spec, feats, heads, "value"), 1)
     if policy is not None:
-        policy = _check_layers(f"{where} (policy)", policy, spec.width + feats.width, game.num_actions)
+        policy = _check_layers(f"{where} (policy)", policy, _head_width(spec, feats, heads, "policy"), game.num_actions)
     if policy_move is not None:
         policy_move = _check_move_weights(policy_move, feats, policy is not None, where)
     if (move_scorer is not None) != (fmt == EVAL_FORMAT_SCORER):
@@ -354,7 +380,7 @@ def load_evaluation(path: str | Path, game: Game | None = None) -> "LearnedEval"
     if move_scorer is not None:
         move_scorer = _check_move_scorer(move_scorer, feats, policy is not None, where)
     return LearnedEval(game, spec, activation, value, policy, source, file, score_scale, feats, policy_move,
-                       move_scorer)
+                       move_scorer, heads)
 
 
 def _check_feature_set(feats: MoveFeatures, stored_set: str | None, version: int, where: str) -> None:
@@ -406,7 +432,9 @@ class EvalNet(NamedTuple):
     hidden_a: np.ndarray  # float64[H]     scratch: one layer's outputs
     hidden_b: np.ndarray  # float64[H]     scratch: the next layer's
     obs: np.ndarray  # float32[O]     scratch: the mover's observation
-    has_features: bool  # the network reads move features (the game's set, agents.learned.move_features)
+    has_features: bool  # the loaders compute move features (a head this net runs reads them; agents.learned.move_features)
+    value_features: bool  # the value head's first layer reads them
+    policy_features: bool  # the policy head's first layer reads them
     feature_layout: np.ndarray  # int64[3]  their layout numbers (MoveFeatures.layout)
     encoded_width: int  # the encoded observation's columns: the move features' rows follow in the first layer
     feats: np.ndarray  # float32[F]     scratch: the move features
@@ -423,12 +451,13 @@ class EvalNet(NamedTuple):
     def empty(cls, observation_size: int) -> "EvalNet":
         """No evaluation (a placeholder of the right types; ``use_eval`` off)."""
         return cls._pack(0, 0.0, 1.0, 2, True, 0.0, [], [], 1, observation_size, NO_MOVE_FEATURES, 0,
-                         None, None)
+                         None, None, "both", True)
 
     @classmethod
     def _pack(cls, code, low, scale, levels, relu, score_scale, value: Layers, policy: Layers, widest: int,
               observation_size: int, features: MoveFeatures, encoded_width: int,
-              move_weights: np.ndarray | None, move_scorer: Layers | None) -> "EvalNet":
+              move_weights: np.ndarray | None, move_scorer: Layers | None, heads: str,
+              policy_runs: bool) -> "EvalNet":
         def flat(layers):
             shapes = np.zeros((len(layers), 4), np.int64)
             w_off = b_off = 0
@@ -443,10 +472,13 @@ class EvalNet(NamedTuple):
         vs, vw, vb = flat(value)
         ps, pw, pb = flat(policy)
         ss, sw, sb = flat(move_scorer or [])
+        value_reads = features.width > 0 and heads == "both"
+        policy_reads = features.width > 0  # with features the policy reads them (both, or the policy alone)
         return cls(int(code), float(low), float(scale), int(levels), bool(relu), float(score_scale),
                    vs, vw, vb, ps, pw, pb,
                    np.zeros(widest, np.float64), np.zeros(widest, np.float64),
-                   np.zeros(observation_size, np.float32), features.width > 0, features.layout.astype(np.int64),
+                   np.zeros(observation_size, np.float32), value_reads or (policy_runs and policy_reads),
+                   value_reads, policy_reads, features.layout.astype(np.int64),
                    int(encoded_width), np.zeros(max(features.width, 1), np.float32),
                    int(features.blocks if move_weights is not None else 0),
                    np.zeros(0, np.float32) if move_weights is None else np.asarray(move_weights, np.float32),
@@ -469,6 +501,7 @@ class LearnedEval:
     features: MoveFeatures | None = None  # move features after the encoded observation (None: none)
     policy_move: np.ndarray | None = None  # the policy's weights shared by every move's block (None: none)
     move_scorer: list[tuple[np.ndarray, np.ndarray]] | None = None  # the MLP scoring every move (None: none)
+    features_heads: str = "both"  # the heads whose input has the move features (FEATURES_HEADS)
 
     def __post_init__(self) -> None:
         if self.features is None:
@@ -483,15 +516,17 @@ class LearnedEval:
         if game is not self.game:
             _check_same_game(str(self.path or "the evaluation"), self.game.env_id, options_json(self.game), game)
 
-    def net(self) -> EvalNet:
-        """The weights packed for the jitted forward passes (a fresh copy with its own scratch)."""
+    def net(self, policy: bool = True) -> EvalNet:
+        """The weights packed for the jitted forward passes (a fresh copy with its own scratch).
+        ``policy=False``: for a caller that never runs the policy head (alpha-beta), whose loops then
+        compute the move features only if the value reads them."""
         layers = self.value_layers + (self.policy_layers or []) + (self.move_scorer or [])
         widest = max([w.shape[1] for w, _ in layers] + [self.game.num_actions])
         return EvalNet._pack(self.spec.code, self.spec.low, self.spec.scale, self.spec.levels,
                              self.activation == "relu", self.score_scale, self.value_layers,
                              self.policy_layers or [], widest,
                              self.game.observation_size, self.features, self.spec.width, self.policy_move,
-                             self.move_scorer)
+                             self.move_scorer, self.features_heads, policy)
 
     def feature_rows(self, states: np.ndarray, observations: np.ndarray) -> np.ndarray:
         """The move features (n, F) of positions given by their states (n, S) and mover's observations."""
@@ -502,8 +537,10 @@ class LearnedEval:
             return self.feature_rows(states, observations)
         return rows
 
-    def _forward(self, layers, observations: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
-        return self._mlp(layers, network_input(self.spec, self.features, observations, rows).astype(np.float64))
+    def _forward(self, layers, observations: np.ndarray, rows: np.ndarray | None, reads: bool = True) -> np.ndarray:
+        """``layers`` on the encoded observations, followed by their feature rows if the head ``reads`` them."""
+        features = self.features if reads else NO_MOVE_FEATURES
+        return self._mlp(layers, network_input(self.spec, features, observations, rows).astype(np.float64))
 
     def _mlp(self, layers, x: np.ndarray) -> np.ndarray:
         for i, (w, b) in enumerate(layers):
@@ -520,7 +557,9 @@ class LearnedEval:
         the blended value the search uses (``tanh(score_scale * h)`` added; still unclipped).
         With move features, the positions' states (n, S) or their feature rows (n, F).
         """
-        out = self._forward(self.value_layers, observations, self._rows(observations, states, rows))[:, 0]
+        reads = self.features_heads == "both"
+        out = self._forward(self.value_layers, observations, self._rows(observations, states, rows) if reads else None,
+                            reads)[:, 0]
         if own is not None and self.score_scale > 0:
             out = out + np.tanh(self.score_scale * np.asarray(own, np.float64))
         return out
@@ -622,12 +661,13 @@ def _add_move_features(net, weights, shape):
 
 
 @cached_njit
-def _forward(net, shapes, weights, biases, obs):
-    """Run one head on ``obs``; returns the scratch array holding its outputs (first shapes[-1, 1])."""
+def _forward(net, shapes, weights, biases, obs, reads_features):
+    """Run one head on ``obs`` (with ``net.feats`` if it ``reads_features``); returns the scratch array
+    holding its outputs (first shapes[-1, 1])."""
     layers = shapes.shape[0]
     first_layer_into(net.code, obs, net.low, net.scale, net.levels, weights, shapes[0, 2], biases, shapes[0, 3],
                      net.hidden_a[: shapes[0, 1]])
-    if net.has_features:
+    if reads_features:
         _add_move_features(net, weights, shapes[0])
     if layers > 1:
         _activate(net.hidden_a, shapes[0, 1], net.relu)
@@ -642,13 +682,13 @@ def _forward(net, shapes, weights, biases, obs):
 def net_value(net, obs):
     """The value head on one mover's observation ``obs`` (float32[O]), unclipped (with move
     features: those ``load_features`` put in ``net.feats``)."""
-    return _forward(net, net.value_shapes, net.value_weights, net.value_biases, obs)[0]
+    return _forward(net, net.value_shapes, net.value_weights, net.value_biases, obs, net.value_features)[0]
 
 
 @cached_njit
 def net_policy(net, obs, logits):
     """The policy head's logits on ``obs`` into ``logits`` (float64[A])."""
-    out = _forward(net, net.policy_shapes, net.policy_weights, net.policy_biases, obs)
+    out = _forward(net, net.policy_shapes, net.policy_weights, net.policy_biases, obs, net.policy_features)
     for a in range(logits.shape[0]):
         logits[a] = out[a]
     per = net.move_weights.shape[0]

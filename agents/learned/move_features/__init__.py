@@ -1,4 +1,4 @@
-"""Move features: what each move does, as extra network inputs for the card games and Progressive.
+"""Move features: what each move does, as extra network inputs for the card games, Progressive and Kalah.
 
 A network that reads every card of every pile (Rondell: 499 observation entries, Widdershins:
 1901) must learn from a few thousand positions where a move ends, which depends on the
@@ -15,8 +15,8 @@ landing or capture is computed here: the rules stay in the kernels, sow-on laps,
 the endings included.
 
 One module per game declares its set next to its code, column by column in its docstring:
-``rondell`` (``RONDELL_FEATURES``), ``widdershins`` (``WIDDERSHINS_FEATURES``) and
-``progressive`` (``PROGRESSIVE_FEATURES``). Each is a ``MoveFeatureSet`` (``common``) naming the
+``rondell`` (``RONDELL_FEATURES``), ``widdershins`` (``WIDDERSHINS_FEATURES``),
+``progressive`` (``PROGRESSIVE_FEATURES``) and ``kalah`` (``KALAH_FEATURES``). Each is a ``MoveFeatureSet`` (``common``) naming the
 ``Game`` class it reads, the way a ``Game`` names its ``kernel``, and registered by its name
 (``common.register``: a pickled set is read back by name, so a worker process uses its own
 compiled functions); ``MOVE_FEATURES`` maps each Game class to its set. Nothing dispatches on a family's name: a game's set is found from the
@@ -49,6 +49,7 @@ from mancala_envs.core.game import Game, Kernel
 
 from .common import (NO_MOVE_FEATURES, MoveFeatureError, MoveFeatures, MoveFeatureSet, no_features_into,
                      resolve)
+from .kalah import KALAH_FEATURES
 from .progressive import PROGRESSIVE_FEATURES
 from .rondell import RONDELL_FEATURES
 from .widdershins import WIDDERSHINS_FEATURES
@@ -61,7 +62,7 @@ FEATURE_SETS = ("none", "moves")
 
 #: Each game's move features, by its Game class (the class its module declares).
 MOVE_FEATURES: dict[type[Game], MoveFeatureSet] = {
-    s.game: s for s in (RONDELL_FEATURES, WIDDERSHINS_FEATURES, PROGRESSIVE_FEATURES)}
+    s.game: s for s in (RONDELL_FEATURES, WIDDERSHINS_FEATURES, PROGRESSIVE_FEATURES, KALAH_FEATURES)}
 
 _BY_KERNEL: dict[Kernel, MoveFeatureSet] = {s.game.kernel: s for s in MOVE_FEATURES.values()}
 
