@@ -35,7 +35,7 @@ import numpy as np
 
 from numba import njit
 
-from . import inline_copy, typing_memo
+from . import inline_copy, ir_vars, typing_memo
 from .checks import checked_action, checked_seed, is_integer
 from .errors import IllegalActionError, InvalidStateError
 from .jit_helpers import copy_into, hash_state
@@ -44,6 +44,7 @@ from ..render.svg import save_svg as write_svg, state_svg
 
 inline_copy.install()  # quicker inlining for every compile of the process (see core.inline_copy)
 typing_memo.install()  # quicker typing of operators, likewise (see core.typing_memo)
+ir_vars.install()  # quicker variable lists of IR statements, likewise (see core.ir_vars)
 
 
 @njit(cache=True)
