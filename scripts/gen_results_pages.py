@@ -519,6 +519,27 @@ def _of_kind(results: dict[str, dict], kind: str) -> list[tuple[str, dict]]:
     return [(name, data) for name, data in results.items() if kind_of(data) == kind]
 
 
+def _oracle_headline(strength: list[tuple[str, dict]]) -> list[tuple[str, str, str]]:
+    """The main setting's oracle row: the best agent with the learned evaluation and the bare network, each
+    as its lowest optimal-move rate over the training seeds measured (the file of the best agent)."""
+    by_agent: dict[tuple[str, str], list[dict]] = {}
+    for name, data in strength:
+        if data["setting"] != "main":
+            continue
+        for entry in data.get("optimal_move_rate", {}).values():
+            by_agent.setdefault((name, entry["agent"]), []).append(entry)
+    lowest = {key: min(entries, key=lambda e: e["rate"]) for key, entries in by_agent.items()}
+    rows = []
+    for label, wanted in (("best agent", lambda agent: "eval=RUN" in agent), ("bare network", lambda agent: agent == "policy:RUN")):
+        chosen = [(entry["rate"], key[1], entry, len(by_agent[key])) for key, entry in lowest.items() if wanted(key[1])]
+        if chosen:
+            rate_, agent, entry, seeds = max(chosen, key=lambda c: c[0])
+            rows.append((f"Against perfect play (`{entry['env_id']}`, {entry['positions']} positions), {label}: `{agent}`",
+                         f"{percent(rate_)}{interval(entry.get('rate_ci'))} optimal moves (the lowest of {seeds} "
+                         f"training seeds), {entry.get('ms_per_move', 0):.1f} CPU ms a move on them", "strength"))
+    return rows
+
+
 def headline_rows(results: dict[str, dict]) -> list[tuple[str, str, str]]:
     """(what, result, page) for the README: speed, first use, strength, the solver."""
     rows = []
@@ -554,6 +575,7 @@ def headline_rows(results: dict[str, dict]) -> list[tuple[str, str, str]]:
         r = max(searched, key=lambda row: row["score"])
         rows.append((f"Best search with a learned evaluation (`{r['env_id']}`): `{r['agent_a']}` vs `{r['agent_b']}`",
                      percent(r["score"]) + interval(r.get("score_ci")), "strength"))
+    rows.extend(_oracle_headline(strength))
     solved = [b for _, d in _of_kind(results, "boards") for b in d["boards"] if b.get("status") == "solved"]
     if solved:
         b = max(solved, key=lambda board: (board["pits"] * board["seeds"], -board.get("cold_start_seconds", 0)))

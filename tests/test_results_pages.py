@@ -98,8 +98,24 @@ def test_headline_rows_link_to_their_pages(gen):
     rows = lines[3:-1]
     assert 5 <= len(rows) <= 10
     assert all(re.search(r"\]\(docs/(performance|solver|strength)\.md\)", row) for row in rows)
-    for words in ("OpenSpiel", "BatchEnv", "MCTSBot", "first search move", "Main job", "learned evaluation", "Solver"):
+    for words in ("OpenSpiel", "BatchEnv", "MCTSBot", "first search move", "Main job", "learned evaluation", "Solver",
+                  "Against perfect play", "bare network: `policy:RUN`"):
         assert words in block, words
+
+
+def test_the_oracle_headline_is_the_lowest_seed_of_the_best_agent(gen):
+    def entry(agent, seed, rate):
+        return {"env_id": "kalah-v0", "agent": agent, "positions": 500, "rate": rate, "rate_ci": [rate - 0.02, rate + 0.02],
+                "ms_per_move": 2.0, "train_seed": seed}
+
+    rates = {"a0": entry("mcts:sims=800,eval=RUN", 0, 0.90), "a1": entry("mcts:sims=800,eval=RUN", 1, 0.80),
+             "b0": entry("hybrid:eval=RUN", 0, 0.88), "b1": entry("hybrid:eval=RUN", 1, 0.86),
+             "p0": entry("policy:RUN", 0, 0.70), "p1": entry("policy:RUN", 1, 0.75)}
+    rows = gen._oracle_headline([("strength_main", {"setting": "main", "optimal_move_rate": rates}),
+                                 ("strength_irving", {"setting": "irving", "optimal_move_rate": {"x": entry("x,eval=RUN", 0, 1.0)}})])
+    assert [what.rsplit(": ", 1)[1] for what, _, _ in rows] == ["`hybrid:eval=RUN`", "`policy:RUN`"]
+    assert rows[0][1].startswith("86.0% (84.0-88.0%) optimal moves (the lowest of 2 training seeds)")
+    assert rows[1][1].startswith("70.0%")
 
 
 def test_readme_block_is_rewritten_between_the_markers(tmp_path):
