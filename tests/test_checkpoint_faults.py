@@ -192,6 +192,13 @@ def test_search_bootstrap_killed_at_random_moments_resumes_to_the_same_networks(
     assert same_networks(networks(run), cli_reference)
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """The child starts with Ctrl-C's default action, as a command typed in a terminal does: an ignored
+    SIGINT is inherited through exec (a test process may have come to ignore it), and Python installs its
+    KeyboardInterrupt handler only where SIGINT is not ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 def test_ctrl_c_keeps_the_checkpoint_and_prints_the_resume_command(tmp_path):
     exe = shutil.which("mancala")
@@ -199,7 +206,7 @@ def test_ctrl_c_keeps_the_checkpoint_and_prints_the_resume_command(tmp_path):
     # a session of its own: Ctrl-C in a terminal reaches the whole process group, the workers too
     proc = subprocess.Popen([*args, "train", str(QUICK), *TINY_VALUE, "value.workers=2", f"runs_dir={tmp_path}"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+                            stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_ctrl_c_as_in_a_terminal)
     deadline = time.time() + 600
     while time.time() < deadline and proc.poll() is None:
         if any(p.is_file() for p in tmp_path.glob("kalah-v0-*/checkpoints/state.json")):
